@@ -1,0 +1,275 @@
+//! Tabular policies over a game's information states, and OpenSpiel's JSON
+//! policy format.
+//!
+//! A policy file maps each information-state string to a list of
+//! `[action, probability]` pairs, either as the bare object or under a
+//! `policy` field (the shape of OpenSpiel's CFR+ fixtures, which also carry
+//! `game`, `description` and `nash_conv`). Reading one checks it completely:
+//! every information state present and known, only legal actions, each
+//! probability finite and non-negative, each distribution summing to 1.
+
+use serde_json::{Map, Value};
+
+use crate::game::{Action, GameName};
+use crate::tree::GameTree;
+
+/// How far a distribution's sum may stray from 1 in a policy file.
+pub const SUM_TOLERANCE: f64 = 1e-6;
+
+/// A policy file or value that cannot be used, and where.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// Not JSON at all.
+    #[error("policy is not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// JSON, but not an object of information states.
+    #[error("policy must be a JSON object mapping information-state strings to [[action, probability], ...], or an object with such a `policy` field")]
+    NotAnObject,
+    /// The file names another game.
+    #[error("policy is for game `{found}`, not `{expected}`")]
+    WrongGame {
+        /// The game being evaluated.
+        expected: GameName,
+        /// The game the file names.
+        found: String,
+    },
+    /// A key that is no information state of the game.
+    #[error("unknown information state {info_state:?}: {game} has no such information state")]
+    UnknownInfoState {
+        /// The game.
+        game: GameName,
+        /// The unknown key.
+        info_state: String,
+    },
+    /// Some information states have no entry.
+    #[error("missing information state {info_state:?} ({count} of the game's information states have no entry)")]
+    MissingInfoState {
+        /// The first missing one.
+        info_state: String,
+        /// How many are missing.
+        count: usize,
+    },
+    /// An entry that is not a list of `[action, probability]` pairs.
+    #[error("information state {info_state:?}: {detail}")]
+    MalformedEntry {
+        /// Where.
+        info_state: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// An action that is not legal there.
+    #[error(
+        "information state {info_state:?}: action {action} is not legal (legal actions: {legal:?})"
+    )]
+    IllegalAction {
+        /// Where.
+        info_state: String,
+        /// The action.
+        action: u64,
+        /// The legal actions.
+        legal: Vec<Action>,
+    },
+    /// The same action listed twice.
+    #[error("information state {info_state:?}: action {action} is listed twice")]
+    DuplicateAction {
+        /// Where.
+        info_state: String,
+        /// The action.
+        action: Action,
+    },
+    /// A negative or non-finite probability.
+    #[error("information state {info_state:?}: probability {value} of action {action} is not a finite non-negative number")]
+    BadProbability {
+        /// Where.
+        info_state: String,
+        /// The action.
+        action: Action,
+        /// The probability.
+        value: f64,
+    },
+    /// Probabilities that do not sum to 1.
+    #[error("information state {info_state:?}: probabilities sum to {sum}, not 1 (tolerance {SUM_TOLERANCE})")]
+    NotNormalised {
+        /// Where.
+        info_state: String,
+        /// Their sum.
+        sum: f64,
+    },
+    /// A flat probability vector of the wrong length.
+    #[error("policy has {found} action probabilities, but {game} has {expected} (information state, legal action) slots")]
+    WrongLength {
+        /// The game.
+        game: GameName,
+        /// Slots in the game.
+        expected: usize,
+        /// Probabilities given.
+        found: usize,
+    },
+}
+
+/// One probability per (information state, legal action) slot of a
+/// [`GameTree`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TabularPolicy {
+    probs: Vec<f64>,
+}
+
+impl TabularPolicy {
+    /// Uniform over the legal actions everywhere.
+    pub fn uniform(tree: &GameTree) -> Self {
+        Self::from_fn(tree, |n, _| 1.0 / n as f64)
+    }
+
+    /// Always the first legal action.
+    pub fn first_legal_action(tree: &GameTree) -> Self {
+        Self::from_fn(tree, |_, k| if k == 0 { 1.0 } else { 0.0 })
+    }
+
+    /// Fills each slot with `f(number of legal actions, index of the action)`.
+    fn from_fn(tree: &GameTree, f: impl Fn(usize, usize) -> f64) -> Self {
+        let mut probs = vec![0.0; tree.num_slots()];
+        for state in tree.info_states() {
+            let n = state.legal_actions.len();
+            for (k, slot) in state.slots().enumerate() {
+                probs[slot] = f(n, k);
+            }
+        }
+        TabularPolicy { probs }
+    }
+
+    /// A policy from one probability per slot; the caller keeps each
+    /// information state's probabilities a distribution.
+    pub fn from_slots(tree: &GameTree, probs: Vec<f64>) -> Result<Self, PolicyError> {
+        if probs.len() != tree.num_slots() {
+            return Err(PolicyError::WrongLength {
+                game: tree.game(),
+                expected: tree.num_slots(),
+                found: probs.len(),
+            });
+        }
+        Ok(TabularPolicy { probs })
+    }
+
+    /// One probability per slot.
+    pub fn probs(&self) -> &[f64] {
+        &self.probs
+    }
+
+    /// Reads and validates a policy in OpenSpiel's JSON format.
+    pub fn from_json(tree: &GameTree, text: &str) -> Result<Self, PolicyError> {
+        let value: Value = serde_json::from_str(text)?;
+        let Value::Object(mut top) = value else {
+            return Err(PolicyError::NotAnObject);
+        };
+        if let Some(Value::String(game)) = top.get("game") {
+            if game != tree.game().as_str() {
+                return Err(PolicyError::WrongGame {
+                    expected: tree.game(),
+                    found: game.clone(),
+                });
+            }
+        }
+        let entries = match top.remove("policy") {
+            Some(Value::Object(policy)) => policy,
+            Some(_) => return Err(PolicyError::NotAnObject),
+            None => top,
+        };
+        let mut probs = vec![0.0; tree.num_slots()];
+        let mut seen = vec![false; tree.info_states().len()];
+        for (key, entry) in &entries {
+            let index =
+                tree.info_state_index(key)
+                    .ok_or_else(|| PolicyError::UnknownInfoState {
+                        game: tree.game(),
+                        info_state: key.clone(),
+                    })?;
+            seen[index] = true;
+            let state = &tree.info_states()[index];
+            let action_probs = parse_entry(key, entry, &state.legal_actions)?;
+            for (k, p) in action_probs.into_iter().enumerate() {
+                probs[state.first_slot + k] = p;
+            }
+        }
+        let missing: Vec<usize> = (0..seen.len()).filter(|&i| !seen[i]).collect();
+        if let Some(&first) = missing.first() {
+            return Err(PolicyError::MissingInfoState {
+                info_state: tree.info_states()[first].string.clone(),
+                count: missing.len(),
+            });
+        }
+        Ok(TabularPolicy { probs })
+    }
+
+    /// The policy as OpenSpiel's JSON mapping (information-state string to
+    /// `[[action, probability], ...]`).
+    pub fn to_json(&self, tree: &GameTree) -> Value {
+        let mut map = Map::new();
+        for state in tree.info_states() {
+            let pairs = state
+                .legal_actions
+                .iter()
+                .zip(&self.probs[state.slots()])
+                .map(|(&a, &p)| Value::from(vec![Value::from(a), Value::from(p)]))
+                .collect();
+            map.insert(state.string.clone(), Value::Array(pairs));
+        }
+        Value::Object(map)
+    }
+}
+
+/// Parses one `[[action, probability], ...]` list into probabilities per
+/// legal action (unlisted legal actions get 0).
+fn parse_entry(info_state: &str, entry: &Value, legal: &[Action]) -> Result<Vec<f64>, PolicyError> {
+    let malformed = |detail: &str| PolicyError::MalformedEntry {
+        info_state: info_state.to_string(),
+        detail: detail.to_string(),
+    };
+    let Value::Array(pairs) = entry else {
+        return Err(malformed("expected a list of [action, probability] pairs"));
+    };
+    let mut probs = vec![0.0; legal.len()];
+    let mut listed = vec![false; legal.len()];
+    for pair in pairs {
+        let (action, prob) = match pair.as_array().map(Vec::as_slice) {
+            Some([a, p]) => (a, p),
+            _ => return Err(malformed("each entry must be a pair [action, probability]")),
+        };
+        let action = action
+            .as_u64()
+            .ok_or_else(|| malformed("an action id must be a non-negative integer"))?;
+        let k = legal
+            .iter()
+            .position(|&a| a as u64 == action)
+            .ok_or_else(|| PolicyError::IllegalAction {
+                info_state: info_state.to_string(),
+                action,
+                legal: legal.to_vec(),
+            })?;
+        let value = prob
+            .as_f64()
+            .ok_or_else(|| malformed("a probability must be a number"))?;
+        if !value.is_finite() || value < 0.0 {
+            return Err(PolicyError::BadProbability {
+                info_state: info_state.to_string(),
+                action: legal[k],
+                value,
+            });
+        }
+        if listed[k] {
+            return Err(PolicyError::DuplicateAction {
+                info_state: info_state.to_string(),
+                action: legal[k],
+            });
+        }
+        listed[k] = true;
+        probs[k] = value;
+    }
+    let sum: f64 = probs.iter().sum();
+    if (sum - 1.0).abs() > SUM_TOLERANCE {
+        return Err(PolicyError::NotNormalised {
+            info_state: info_state.to_string(),
+            sum,
+        });
+    }
+    Ok(probs)
+}
