@@ -19,9 +19,15 @@ pub const SUM_TOLERANCE: f64 = 1e-6;
 /// A policy file or value that cannot be used, and where.
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
-    /// Not JSON at all.
-    #[error("policy is not valid JSON: {0}")]
-    Json(#[from] serde_json::Error),
+    /// Not JSON (NaN or Infinity as a probability lands here: JSON has no
+    /// such numbers).
+    #[error("policy is not valid JSON{}: {source}", near(info_state))]
+    Json {
+        /// The parser's complaint, with line and column.
+        source: serde_json::Error,
+        /// The information state whose entry holds the error, if any.
+        info_state: Option<String>,
+    },
     /// JSON, but not an object of information states.
     #[error("policy must be a JSON object mapping information-state strings to [[action, probability], ...], or an object with such a `policy` field")]
     NotAnObject,
@@ -157,7 +163,10 @@ impl TabularPolicy {
 
     /// Reads and validates a policy in OpenSpiel's JSON format.
     pub fn from_json(tree: &GameTree, text: &str) -> Result<Self, PolicyError> {
-        let value: Value = serde_json::from_str(text)?;
+        let value: Value = serde_json::from_str(text).map_err(|source| PolicyError::Json {
+            info_state: key_before(text, &source),
+            source,
+        })?;
         let Value::Object(mut top) = value else {
             return Err(PolicyError::NotAnObject);
         };
@@ -215,6 +224,29 @@ impl TabularPolicy {
         }
         Value::Object(map)
     }
+}
+
+/// ` in the entry for "…"` where the key holding the error is known.
+fn near(info_state: &Option<String>) -> String {
+    match info_state {
+        Some(key) => format!(" in the entry for {key:?}"),
+        None => String::new(),
+    }
+}
+
+/// The last object key (`"key":`) before a parse error's position: the
+/// information state whose entry the error is in.
+fn key_before(text: &str, error: &serde_json::Error) -> Option<String> {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(error.line().saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let end = (line_start + error.column()).min(text.len());
+    let before = text.get(..end)?;
+    let key_end = before.rfind("\":")?;
+    let key_start = before[..key_end].rfind('"')? + 1;
+    Some(before[key_start..key_end].to_string())
 }
 
 /// Parses one `[[action, probability], ...]` list into probabilities per

@@ -71,6 +71,18 @@ pub enum Edge {
     },
 }
 
+impl Edge {
+    /// The probability of following this edge: its chance probability, or
+    /// its action's entry in a flat per-slot policy vector.
+    pub fn probability(self, policy: &[f64]) -> f64 {
+        match self {
+            Edge::Chance(p) => p,
+            Edge::Action { slot, .. } => policy[slot as usize],
+            Edge::Root => 1.0,
+        }
+    }
+}
+
 /// Errors found while enumerating a game.
 #[derive(Debug, thiserror::Error)]
 pub enum TreeError {

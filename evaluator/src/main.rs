@@ -1,1 +1,17 @@
-fn main() {}
+//! `rnad-evaluator`: exact exploitability and reference solutions.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use rnad_evaluator::commands::Cli;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.run(&mut std::io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

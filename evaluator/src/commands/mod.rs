@@ -1,0 +1,87 @@
+//! The `rnad-evaluator` command line: one module per subcommand, each with
+//! its clap arguments and a `run` function that writes its report to a given
+//! output, so that tests drive them exactly as the binary does.
+
+pub mod bench;
+pub mod eval;
+pub mod solve;
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::{Parser, Subcommand};
+use rnad_common::game::GameName;
+use rnad_common::tree::GameTree;
+
+use crate::error::EvaluatorError;
+
+/// Exact exploitability and reference solutions for rnad's games.
+///
+/// NashConv is the sum over players of what a best response gains against
+/// the policy (seed 000's "exploitability"); OpenSpiel's `exploitability` is
+/// NashConv divided by the number of players. Every report names which is
+/// which.
+#[derive(Debug, Parser)]
+#[command(name = "rnad-evaluator", version)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The evaluator's subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Exact NashConv of a tabular policy file (OpenSpiel's JSON format).
+    Eval(eval::EvalArgs),
+    /// Solve a game with tabular CFR+ and write the average policy.
+    Solve(solve::SolveArgs),
+    /// Time one exact NashConv and one CFR+ iteration; write the figures.
+    Bench(bench::BenchArgs),
+}
+
+impl Cli {
+    /// Runs the chosen subcommand, writing its report to `out`.
+    pub fn run(&self, out: &mut dyn Write) -> Result<(), EvaluatorError> {
+        match &self.command {
+            Command::Eval(args) => eval::run(args, out),
+            Command::Solve(args) => solve::run(args, out),
+            Command::Bench(args) => bench::run(args, out),
+        }
+    }
+}
+
+/// Parses a game name for clap (`kuhn_poker` or `leduc_poker`).
+pub fn parse_game(name: &str) -> Result<GameName, String> {
+    name.parse()
+        .map_err(|e: rnad_common::game::UnknownGame| e.to_string())
+}
+
+/// Enumerates `game` into its tree.
+fn build_tree(game: GameName) -> Result<GameTree, EvaluatorError> {
+    Ok(GameTree::build(game.load().as_ref())?)
+}
+
+/// Writes `contents` to `path` through a temporary file and a rename, so a
+/// crash never leaves half a file.
+fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), EvaluatorError> {
+    let error = |source| EvaluatorError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(error)?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, contents).map_err(error)?;
+    std::fs::rename(&tmp, path).map_err(error)
+}
+
+/// Writes one line of a command's report.
+fn emit(out: &mut dyn Write, text: &str) -> Result<(), EvaluatorError> {
+    writeln!(out, "{text}").map_err(|source| EvaluatorError::Write {
+        path: "standard output".into(),
+        source,
+    })
+}

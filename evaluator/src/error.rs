@@ -1,0 +1,38 @@
+//! The evaluator's one error type.
+
+use std::path::PathBuf;
+
+use rnad_common::policy::PolicyError;
+use rnad_common::tree::TreeError;
+
+/// Everything an evaluator command can fail on, with the file it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum EvaluatorError {
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A policy file that does not describe a valid policy for the game.
+    #[error("policy file {}: {source}", path.display())]
+    Policy {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: PolicyError,
+    },
+    /// The game could not be enumerated for exact evaluation.
+    #[error(transparent)]
+    Tree(#[from] TreeError),
+}

@@ -1,0 +1,322 @@
+//! The `rnad-evaluator` binary as a user runs it: reports, JSON output,
+//! written files, and a clear error naming the information state for every
+//! kind of bad policy file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn evaluator(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rnad-evaluator"))
+        .args(args)
+        .output()
+        .expect("rnad-evaluator runs")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/openspiel")
+        .join(name)
+}
+
+fn scratch_dir(test: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stdout_json(output: &Output) -> Value {
+    let text = String::from_utf8(output.stdout.clone()).unwrap();
+    assert_eq!(
+        text.trim().lines().count(),
+        1,
+        "exactly one line of JSON: {text}"
+    );
+    serde_json::from_str(&text).expect("stdout is one JSON object")
+}
+
+/// A valid Kuhn policy (uniform) as a JSON object to break in tests.
+fn uniform_kuhn() -> serde_json::Map<String, Value> {
+    let text = std::fs::read_to_string(fixture("kuhn_poker_info_states.json")).unwrap();
+    let states: Value = serde_json::from_str(&text).unwrap();
+    states["info_states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let key = s["info_state"].as_str().unwrap().to_string();
+            (key, serde_json::json!([[0, 0.5], [1, 0.5]]))
+        })
+        .collect()
+}
+
+fn eval_file(dir: &Path, name: &str, contents: &str) -> Output {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    evaluator(&[
+        "eval",
+        "--game",
+        "kuhn_poker",
+        "--policy",
+        path.to_str().unwrap(),
+    ])
+}
+
+fn assert_rejected(output: &Output, expected: &[&str]) {
+    assert!(!output.status.success(), "a bad policy must fail");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for needle in expected {
+        assert!(
+            stderr.contains(needle),
+            "stderr {stderr:?} lacks {needle:?}"
+        );
+    }
+    assert!(
+        output.stdout.is_empty(),
+        "nothing on stdout for a rejected policy"
+    );
+}
+
+#[test]
+fn eval_json_reports_openspiel_nash_conv() {
+    let path = fixture("leduc_poker_cfrplus100_policy.json");
+    let output = evaluator(&[
+        "eval",
+        "--game",
+        "leduc_poker",
+        "--policy",
+        path.to_str().unwrap(),
+        "--json",
+        "--repeat",
+        "3",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let report = stdout_json(&output);
+    let keys: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "best_response_values",
+            "exploitability",
+            "game",
+            "nash_conv",
+            "seconds_per_eval"
+        ]
+    );
+    assert_eq!(report["game"], "leduc_poker");
+    let nash_conv = report["nash_conv"].as_f64().unwrap();
+    assert!((nash_conv - 0.02683198994179567).abs() < 1e-9);
+    assert!((report["exploitability"].as_f64().unwrap() - nash_conv / 2.0).abs() < 1e-15);
+    assert_eq!(report["best_response_values"].as_array().unwrap().len(), 2);
+    assert!(report["seconds_per_eval"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn eval_text_names_nash_conv_and_exploitability() {
+    let dir = scratch_dir("eval_text");
+    let output = eval_file(
+        &dir,
+        "uniform.json",
+        &Value::Object(uniform_kuhn()).to_string(),
+    );
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("NashConv (sum of best-response gains): 0.91666666666666"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "exploitability (NashConv / 2 players, OpenSpiel's convention): 0.4583333333333"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("best-response value, player 1: 0.41666666666666"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_policy_files_are_rejected_naming_the_information_state() {
+    let dir = scratch_dir("bad_policies");
+    let with = |key: &str, entry: Value| {
+        let mut policy = uniform_kuhn();
+        policy.insert(key.to_string(), entry);
+        Value::Object(policy).to_string()
+    };
+
+    let mut missing = uniform_kuhn();
+    missing.remove("1pb");
+    let output = eval_file(&dir, "missing.json", &Value::Object(missing).to_string());
+    assert_rejected(
+        &output,
+        &["missing information state \"1pb\"", "missing.json"],
+    );
+
+    let output = eval_file(
+        &dir,
+        "unknown.json",
+        &with("3pb", serde_json::json!([[0, 1.0]])),
+    );
+    assert_rejected(&output, &["unknown information state \"3pb\""]);
+
+    let output = eval_file(
+        &dir,
+        "illegal.json",
+        &with("2b", serde_json::json!([[0, 0.5], [2, 0.5]])),
+    );
+    assert_rejected(&output, &["\"2b\"", "action 2 is not legal"]);
+
+    let output = eval_file(
+        &dir,
+        "negative.json",
+        &with("0p", serde_json::json!([[0, 1.5], [1, -0.5]])),
+    );
+    assert_rejected(
+        &output,
+        &["\"0p\"", "-0.5", "not a finite non-negative number"],
+    );
+
+    let output = eval_file(
+        &dir,
+        "sum.json",
+        &with("1", serde_json::json!([[0, 0.5], [1, 0.4]])),
+    );
+    assert_rejected(&output, &["\"1\"", "sum to 0.9"]);
+
+    let output = eval_file(
+        &dir,
+        "duplicate.json",
+        &with("1b", serde_json::json!([[0, 0.5], [0, 0.5]])),
+    );
+    assert_rejected(&output, &["\"1b\"", "listed twice"]);
+
+    let output = eval_file(
+        &dir,
+        "malformed.json",
+        &with("0b", serde_json::json!([[0.5]])),
+    );
+    assert_rejected(&output, &["\"0b\"", "pair [action, probability]"]);
+
+    // Python's json module writes NaN and Infinity, which are not JSON.
+    let nan = with("2pb", serde_json::json!("PLACEHOLDER"))
+        .replace("\"PLACEHOLDER\"", "[[0, NaN], [1, 1.0]]");
+    let output = eval_file(&dir, "nan.json", &nan);
+    assert_rejected(&output, &["not valid JSON", "\"2pb\""]);
+    let infinite = with("0", serde_json::json!("PLACEHOLDER"))
+        .replace("\"PLACEHOLDER\"", "[[0, 1e999], [1, 0.0]]");
+    let output = eval_file(&dir, "infinite.json", &infinite);
+    assert_rejected(&output, &["not valid JSON", "\"0\""]);
+
+    let output = eval_file(
+        &dir,
+        "wrong_game.json",
+        r#"{"game": "leduc_poker", "policy": {}}"#,
+    );
+    assert_rejected(&output, &["for game `leduc_poker`, not `kuhn_poker`"]);
+
+    let output = evaluator(&[
+        "eval",
+        "--game",
+        "kuhn_poker",
+        "--policy",
+        "/nonexistent/p.json",
+    ]);
+    assert_rejected(&output, &["cannot read /nonexistent/p.json"]);
+}
+
+#[test]
+fn unknown_game_is_refused_by_every_command() {
+    let commands: [&[&str]; 3] = [
+        &["eval", "--policy", "p.json"],
+        &["solve", "--iterations", "1", "--out", "p.json"],
+        &["bench"],
+    ];
+    for args in commands {
+        let command = args[0];
+        let output = evaluator(&[args, &["--game", "chess"]].concat());
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("unknown game `chess`"),
+            "{command}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn solve_writes_a_policy_that_eval_reads_back() {
+    let dir = scratch_dir("solve");
+    let out = dir.join("kuhn.json");
+    let output = evaluator(&[
+        "solve",
+        "--game",
+        "kuhn_poker",
+        "--iterations",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let summary = stdout_json(&output);
+    assert_eq!(summary["game"], "kuhn_poker");
+    assert_eq!(summary["iterations"], 200);
+    let solved = summary["nash_conv"].as_f64().unwrap();
+    assert!(solved < 2e-3, "{solved}");
+    assert!(summary["seconds"].as_f64().unwrap() >= 0.0);
+
+    let output = evaluator(&[
+        "eval",
+        "--game",
+        "kuhn_poker",
+        "--policy",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let evaluated = stdout_json(&output)["nash_conv"].as_f64().unwrap();
+    assert!(
+        (evaluated - solved).abs() < 1e-12,
+        "{evaluated} vs {solved}"
+    );
+}
+
+#[test]
+fn bench_writes_its_figures_to_a_file() {
+    let dir = scratch_dir("bench");
+    let out = dir.join("kuhn.json");
+    let output = evaluator(&[
+        "bench",
+        "--game",
+        "kuhn_poker",
+        "--seconds",
+        "0.01",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let figures: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(figures["game"], "kuhn_poker");
+    assert_eq!(figures["info_states"], 12);
+    for measure in ["nash_conv", "cfr_plus_iteration"] {
+        assert!(
+            figures[measure]["runs"].as_u64().unwrap() >= 10,
+            "{figures}"
+        );
+        assert!(
+            figures[measure]["mean_seconds"].as_f64().unwrap() > 0.0,
+            "{figures}"
+        );
+    }
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("exact NashConv"), "{text}");
+}
