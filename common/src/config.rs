@@ -1,0 +1,287 @@
+//! The experiment configuration: one typed TOML document, unknown keys
+//! refused, every value range-checked once at start-up with the key named.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::GameName;
+
+/// A configuration that cannot be used, and which key is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// TOML syntax, an unknown key or a wrong type (the message names the key
+    /// and line).
+    #[error("config {origin}: {message}")]
+    Parse {
+        /// The file or other origin.
+        origin: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A value out of its range.
+    #[error("config key `{key}`: {message}")]
+    Invalid {
+        /// The dotted key.
+        key: &'static str,
+        /// What is wrong, with the value.
+        message: String,
+    },
+}
+
+/// How the regularisation network follows the target network at each roll
+/// of the entropy schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Averaging {
+    /// Plain R-NaD (Algorithm 1): `θ_reg ← θ_target`.
+    None,
+    /// Two-stage EMA: `θ_reg ← θ_reg + γ₂ (θ_target − θ_reg)`.
+    Ema,
+    /// Two-stage arithmetic mean: `θ_reg ← θ_reg + (θ_target − θ_reg)/(n+1)`.
+    Am,
+    /// AM first, EMA after: `γ = max(1/(n+1), γ₂)`.
+    Scheduled,
+}
+
+/// The whole experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The game to learn.
+    pub game: GameName,
+    /// Seed of every random number generator of the run.
+    pub seed: u64,
+    /// Where config, history and checkpoints go.
+    pub run_dir: PathBuf,
+    /// The policy-value network.
+    pub network: NetworkConfig,
+    /// R-NaD hyperparameters.
+    pub rnad: RnadConfig,
+    /// Self-play actors.
+    pub actors: ActorConfig,
+    /// Exact evaluation during training.
+    pub evaluation: EvaluationConfig,
+    /// Checkpointing.
+    pub checkpoint: CheckpointConfig,
+}
+
+/// The policy-value MLP.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkConfig {
+    /// Hidden layer widths of the ReLU torso.
+    pub hidden: Vec<usize>,
+}
+
+/// R-NaD hyperparameters (names follow DESIGN.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RnadConfig {
+    /// Trajectories per learner step (B).
+    pub batch_size: usize,
+    /// Padded trajectory length (T); at least the game's longest game.
+    pub trajectory_max: usize,
+    /// Adam learning rate.
+    pub learning_rate: f64,
+    /// Entropy (regularisation) strength η.
+    pub eta: f64,
+    /// Target network EMA rate γ_target.
+    pub gamma_target: f64,
+    /// NeuRD logit threshold β.
+    pub beta_neurd: f64,
+    /// Advantage clip for NeuRD.
+    pub clip_neurd: f64,
+    /// Clip of each parameter update.
+    pub clip_gradient: f64,
+    /// Entropy schedule iteration sizes (the last repeats forever).
+    pub entropy_schedule_size: Vec<u64>,
+    /// How often each size repeats.
+    pub entropy_schedule_repeats: Vec<u64>,
+    /// Regularisation update at each roll.
+    pub averaging: Averaging,
+    /// γ₂ of the EMA and scheduled averaging.
+    pub gamma_averaging: f64,
+    /// Adam's second-moment decay b2 (b1 is 0, as in the reference).
+    pub adam_b2: f64,
+    /// Adam's epsilon.
+    pub adam_eps: f64,
+}
+
+/// Self-play actors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActorConfig {
+    /// Number of actor threads or processes.
+    pub count: usize,
+    /// Concurrent games per actor, advanced by one batched forward pass.
+    pub games_per_actor: usize,
+    /// Capacity of the trajectory queue to the learner.
+    pub queue_capacity: usize,
+    /// Trajectories produced by parameters more than this many versions old
+    /// are dropped.
+    pub max_policy_lag: u64,
+    /// Learner and actors take turns (each step consumes exactly the batch
+    /// played with the current parameters): slower, but bit-reproducible.
+    pub lockstep: bool,
+}
+
+/// Exact evaluation during training.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluationConfig {
+    /// Seconds between evaluations (0: evaluate every `interval_steps` only).
+    pub interval_seconds: f64,
+    /// Also evaluate every this many learner steps (0: never by steps).
+    pub interval_steps: u64,
+}
+
+/// Checkpointing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointConfig {
+    /// Learner steps between checkpoints.
+    pub interval_steps: u64,
+    /// Checkpoints kept (older ones are deleted).
+    pub keep: usize,
+}
+
+impl Config {
+    /// Parses and validates a config from TOML text.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            origin: origin.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads, parses and validates a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Config::from_toml(&text, &path.display().to_string())
+    }
+
+    /// The config as TOML (the resolved config a run records).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("config serialises")
+    }
+
+    /// Checks every value's range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let r = &self.rnad;
+        let max_len = self.game.load().max_game_length();
+        check(
+            !self.network.hidden.is_empty(),
+            "network.hidden",
+            "needs at least one layer",
+        )?;
+        check(
+            self.network
+                .hidden
+                .iter()
+                .all(|&h| (1..=65536).contains(&h)),
+            "network.hidden",
+            format!("widths must be 1..=65536, got {:?}", self.network.hidden),
+        )?;
+        positive(r.batch_size as f64, "rnad.batch_size")?;
+        check(
+            r.trajectory_max >= max_len,
+            "rnad.trajectory_max",
+            format!(
+                "{} is shorter than the longest {} game ({max_len} decisions)",
+                r.trajectory_max, self.game
+            ),
+        )?;
+        positive(r.learning_rate, "rnad.learning_rate")?;
+        non_negative(r.eta, "rnad.eta")?;
+        unit_interval(r.gamma_target, "rnad.gamma_target")?;
+        positive(r.beta_neurd, "rnad.beta_neurd")?;
+        positive(r.clip_neurd, "rnad.clip_neurd")?;
+        positive(r.clip_gradient, "rnad.clip_gradient")?;
+        check(
+            !r.entropy_schedule_size.is_empty() && r.entropy_schedule_size.iter().all(|&s| s > 0),
+            "rnad.entropy_schedule_size",
+            format!(
+                "needs one or more positive sizes, got {:?}",
+                r.entropy_schedule_size
+            ),
+        )?;
+        check(
+            r.entropy_schedule_repeats.len() == r.entropy_schedule_size.len()
+                && r.entropy_schedule_repeats.iter().all(|&n| n > 0),
+            "rnad.entropy_schedule_repeats",
+            format!(
+                "needs one positive count per size ({} sizes), got {:?}",
+                r.entropy_schedule_size.len(),
+                r.entropy_schedule_repeats
+            ),
+        )?;
+        unit_interval(r.gamma_averaging, "rnad.gamma_averaging")?;
+        check(
+            (0.0..1.0).contains(&r.adam_b2),
+            "rnad.adam_b2",
+            format!("must be in [0, 1), got {}", r.adam_b2),
+        )?;
+        positive(r.adam_eps, "rnad.adam_eps")?;
+        positive(self.actors.count as f64, "actors.count")?;
+        positive(self.actors.games_per_actor as f64, "actors.games_per_actor")?;
+        positive(self.actors.queue_capacity as f64, "actors.queue_capacity")?;
+        non_negative(
+            self.evaluation.interval_seconds,
+            "evaluation.interval_seconds",
+        )?;
+        positive(
+            self.checkpoint.interval_steps as f64,
+            "checkpoint.interval_steps",
+        )?;
+        positive(self.checkpoint.keep as f64, "checkpoint.keep")
+    }
+}
+
+fn check(ok: bool, key: &'static str, message: impl Into<String>) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::Invalid {
+            key,
+            message: message.into(),
+        })
+    }
+}
+
+fn positive(value: f64, key: &'static str) -> Result<(), ConfigError> {
+    check(
+        value.is_finite() && value > 0.0,
+        key,
+        format!("must be positive, got {value}"),
+    )
+}
+
+fn non_negative(value: f64, key: &'static str) -> Result<(), ConfigError> {
+    check(
+        value.is_finite() && value >= 0.0,
+        key,
+        format!("must be finite and non-negative, got {value}"),
+    )
+}
+
+fn unit_interval(value: f64, key: &'static str) -> Result<(), ConfigError> {
+    check(
+        value > 0.0 && value <= 1.0,
+        key,
+        format!("must be in (0, 1], got {value}"),
+    )
+}

@@ -1,0 +1,301 @@
+//! The policy-value network (a ReLU MLP in candle-nn), its parameter sets,
+//! legal (masked) softmax, and safetensors I/O.
+//!
+//! A [`ParamSet`] is an immutable list of tensors in the order
+//! [`NetShape::param_names`] gives. Parameter updates build new sets rather
+//! than mutate, so a set published to actors or an evaluator never changes
+//! under them.
+
+use std::collections::HashMap;
+
+use candle_core::{DType, Device, Result, Tensor};
+use candle_nn::{Linear, Module};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Logits are clamped to this magnitude before the legal softmax, so that
+/// even infinite logits give finite probabilities.
+const LOGIT_LIMIT: f64 = 1e20;
+
+/// The dimensions of a policy-value MLP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetShape {
+    /// Information-state tensor size.
+    pub input: usize,
+    /// Hidden layer widths.
+    pub hidden: Vec<usize>,
+    /// Distinct actions (policy logits).
+    pub actions: usize,
+}
+
+impl NetShape {
+    /// Names and shapes of every parameter tensor, in [`ParamSet`] order.
+    pub fn param_names(&self) -> Vec<(String, Vec<usize>)> {
+        let mut names = Vec::new();
+        let mut fan_in = self.input;
+        for (i, &width) in self.hidden.iter().enumerate() {
+            names.push((format!("torso.{i}.weight"), vec![width, fan_in]));
+            names.push((format!("torso.{i}.bias"), vec![width]));
+            fan_in = width;
+        }
+        names.push(("policy.weight".into(), vec![self.actions, fan_in]));
+        names.push(("policy.bias".into(), vec![self.actions]));
+        names.push(("value.weight".into(), vec![1, fan_in]));
+        names.push(("value.bias".into(), vec![1]));
+        names
+    }
+
+    /// Total number of parameters.
+    pub fn num_params(&self) -> usize {
+        self.param_names()
+            .iter()
+            .map(|(_, shape)| shape.iter().product::<usize>())
+            .sum()
+    }
+}
+
+/// One set of network parameters (θ, θ_target, θ_reg or θ_reg').
+#[derive(Clone, Debug)]
+pub struct ParamSet {
+    tensors: Vec<Tensor>,
+}
+
+impl ParamSet {
+    /// Fresh parameters: weights uniform in ±1/√fan_in, biases zero, drawn
+    /// from a generator seeded with `seed` (candle's own initialisers are
+    /// not seedable).
+    pub fn init(shape: &NetShape, seed: u64) -> Result<ParamSet> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let tensors = shape
+            .param_names()
+            .into_iter()
+            .map(|(name, dims)| {
+                let n: usize = dims.iter().product();
+                let values: Vec<f32> = if name.ends_with(".bias") {
+                    vec![0.0; n]
+                } else {
+                    let bound = 1.0 / (dims[1] as f32).sqrt();
+                    (0..n)
+                        .map(|_| (rng.random::<f32>() * 2.0 - 1.0) * bound)
+                        .collect()
+                };
+                Tensor::from_vec(values, dims, &Device::Cpu)
+            })
+            .collect::<Result<_>>()?;
+        Ok(ParamSet { tensors })
+    }
+
+    /// A set from tensors in [`NetShape::param_names`] order.
+    pub fn from_tensors(tensors: Vec<Tensor>) -> ParamSet {
+        ParamSet { tensors }
+    }
+
+    /// The tensors, in [`NetShape::param_names`] order.
+    pub fn tensors(&self) -> &[Tensor] {
+        &self.tensors
+    }
+
+    /// `self + rate · (towards − self)`, tensor by tensor.
+    pub fn lerp(&self, towards: &ParamSet, rate: f64) -> Result<ParamSet> {
+        let tensors = self
+            .tensors
+            .iter()
+            .zip(&towards.tensors)
+            .map(|(a, b)| a + ((b - a)? * rate)?)
+            .collect::<Result<_>>()?;
+        Ok(ParamSet { tensors })
+    }
+
+    /// All values flattened, in order (for comparisons and hashing).
+    pub fn to_vec(&self) -> Result<Vec<f32>> {
+        let mut out = Vec::new();
+        for t in &self.tensors {
+            out.extend(t.flatten_all()?.to_vec1::<f32>()?);
+        }
+        Ok(out)
+    }
+
+    /// The tensors by name, with `prefix` before each name.
+    pub fn named(&self, shape: &NetShape, prefix: &str) -> HashMap<String, Tensor> {
+        shape
+            .param_names()
+            .into_iter()
+            .zip(&self.tensors)
+            .map(|((name, _), t)| (format!("{prefix}{name}"), t.clone()))
+            .collect()
+    }
+
+    /// Takes the tensors named `prefix + name` out of `tensors`, checking
+    /// each shape against `shape`.
+    pub fn from_named(
+        shape: &NetShape,
+        prefix: &str,
+        tensors: &HashMap<String, Tensor>,
+    ) -> std::result::Result<ParamSet, String> {
+        let mut out = Vec::new();
+        for (name, dims) in shape.param_names() {
+            let key = format!("{prefix}{name}");
+            let t = tensors
+                .get(&key)
+                .ok_or_else(|| format!("tensor `{key}` is missing"))?;
+            if t.dims() != dims.as_slice() {
+                return Err(format!(
+                    "tensor `{key}` has shape {:?}, the network needs {dims:?}",
+                    t.dims()
+                ));
+            }
+            if t.dtype() != DType::F32 {
+                return Err(format!("tensor `{key}` is {:?}, not f32", t.dtype()));
+            }
+            out.push(t.clone());
+        }
+        Ok(ParamSet { tensors: out })
+    }
+}
+
+/// The policy-value MLP built over one parameter set.
+#[derive(Clone, Debug)]
+pub struct PolicyValueNet {
+    torso: Vec<Linear>,
+    policy: Linear,
+    value: Linear,
+}
+
+impl PolicyValueNet {
+    /// The network over `params` (tensors in `shape`'s order; they may be
+    /// candle `Var`s to take gradients).
+    pub fn new(shape: &NetShape, params: &[Tensor]) -> PolicyValueNet {
+        let layer = |i: usize| Linear::new(params[2 * i].clone(), Some(params[2 * i + 1].clone()));
+        let depth = shape.hidden.len();
+        PolicyValueNet {
+            torso: (0..depth).map(layer).collect(),
+            policy: layer(depth),
+            value: layer(depth + 1),
+        }
+    }
+
+    /// Logits `[N, actions]` and values `[N]` for observations `[N, input]`.
+    pub fn forward(&self, obs: &Tensor) -> Result<(Tensor, Tensor)> {
+        let mut x = obs.clone();
+        for layer in &self.torso {
+            x = layer.forward(&x)?.relu()?;
+        }
+        let logits = self.policy.forward(&x)?;
+        let value = self.value.forward(&x)?.squeeze(1)?;
+        Ok((logits, value))
+    }
+}
+
+/// Softmax over the legal actions (`mask` 1 legal, 0 illegal; each row has a
+/// legal action): finite whatever the logits, exactly 0 on illegal actions.
+pub fn legal_policy(logits: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    let (shifted, mask) = shifted_legal_logits(logits, mask)?;
+    let exp = (shifted.exp()? * &mask)?;
+    let sum = exp.sum_keepdim(1)?;
+    exp.broadcast_div(&sum)
+}
+
+/// Log of [`legal_policy`], 0 on illegal actions; finite whatever the logits.
+pub fn legal_log_policy(logits: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    let (shifted, mask) = shifted_legal_logits(logits, mask)?;
+    let log_sum = (shifted.exp()? * &mask)?.sum_keepdim(1)?.log()?;
+    shifted.broadcast_sub(&log_sum)? * mask
+}
+
+/// Legal logits minus the row's largest legal logit (so ≤ 0, with a 0 at
+/// the best legal action), zero on illegal actions.
+fn shifted_legal_logits(logits: &Tensor, mask: &Tensor) -> Result<(Tensor, Tensor)> {
+    let mask = mask.to_dtype(logits.dtype())?;
+    let logits = logits.clamp(-LOGIT_LIMIT, LOGIT_LIMIT)?;
+    let floor = logits.min_keepdim(1)?;
+    let illegal = (1.0 - &mask)?;
+    let masked = ((&logits * &mask)? + illegal.broadcast_mul(&floor)?)?;
+    let max = masked.max_keepdim(1)?;
+    let shifted = (masked.broadcast_sub(&max)? * &mask)?;
+    Ok((shifted, mask))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(rows: &[&[f32]]) -> Tensor {
+        let cols = rows[0].len();
+        let flat: Vec<f32> = rows.iter().flat_map(|r| r.iter().copied()).collect();
+        Tensor::from_vec(flat, (rows.len(), cols), &Device::Cpu).unwrap()
+    }
+
+    #[test]
+    fn legal_softmax_is_finite_and_zero_on_illegal_actions() {
+        let logits = t(&[
+            &[1.0, 2.0, 3.0],
+            &[f32::INFINITY, 0.0, -f32::INFINITY],
+            &[1e30, -1e30, 5.0],
+            &[-1e30, -1e30, -1e30],
+            &[f32::NEG_INFINITY, 3.0, 3.0],
+        ]);
+        let mask = t(&[
+            &[1.0, 1.0, 0.0],
+            &[0.0, 1.0, 1.0],
+            &[0.0, 1.0, 1.0],
+            &[1.0, 0.0, 1.0],
+            &[0.0, 1.0, 1.0],
+        ]);
+        let pi = legal_policy(&logits, &mask)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        let log_pi = legal_log_policy(&logits, &mask)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        let e = std::f32::consts::E;
+        assert!((pi[0][0] - 1.0 / (1.0 + e)).abs() < 1e-6);
+        assert!((pi[0][1] - e / (1.0 + e)).abs() < 1e-6);
+        assert_eq!(pi[0][2], 0.0);
+        assert_eq!(pi[1], vec![0.0, 1.0, 0.0]);
+        assert_eq!(pi[2], vec![0.0, 0.0, 1.0]);
+        assert_eq!(pi[3], vec![0.5, 0.0, 0.5]);
+        assert_eq!(pi[4], vec![0.0, 0.5, 0.5]);
+        for (p_row, l_row) in pi.iter().zip(&log_pi) {
+            assert!((p_row.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+            for (p, l) in p_row.iter().zip(l_row) {
+                assert!(p.is_finite() && l.is_finite(), "{pi:?} {log_pi:?}");
+                if *p > 0.0 {
+                    assert!((l - p.ln()).abs() < 1e-5, "{l} vs ln {p}");
+                }
+            }
+        }
+        assert_eq!(log_pi[0][2], 0.0);
+    }
+
+    #[test]
+    fn forward_shapes_and_named_round_trip() {
+        let shape = NetShape {
+            input: 4,
+            hidden: vec![8, 6],
+            actions: 3,
+        };
+        let params = ParamSet::init(&shape, 7).unwrap();
+        assert_eq!(params.to_vec().unwrap().len(), shape.num_params());
+        let net = PolicyValueNet::new(&shape, params.tensors());
+        let obs = Tensor::zeros((5, 4), DType::F32, &Device::Cpu).unwrap();
+        let (logits, value) = net.forward(&obs).unwrap();
+        assert_eq!(logits.dims(), &[5, 3]);
+        assert_eq!(value.dims(), &[5]);
+
+        let named = params.named(&shape, "online.");
+        let back = ParamSet::from_named(&shape, "online.", &named).unwrap();
+        assert_eq!(back.to_vec().unwrap(), params.to_vec().unwrap());
+        let wider = NetShape {
+            hidden: vec![9, 6],
+            ..shape.clone()
+        };
+        let err = ParamSet::from_named(&wider, "online.", &named).unwrap_err();
+        assert!(err.contains("torso.0.weight"), "{err}");
+        assert_eq!(
+            ParamSet::init(&shape, 7).unwrap().to_vec().unwrap(),
+            params.to_vec().unwrap()
+        );
+    }
+}
