@@ -7,3 +7,4 @@ pub mod cfr;
 pub mod commands;
 pub mod error;
 pub mod exploitability;
+pub mod neural;

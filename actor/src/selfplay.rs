@@ -1,0 +1,213 @@
+//! Batched self-play with the latest parameters.
+//!
+//! An actor holds `n` games. Each step it advances every game through chance
+//! moves, stacks the acting players' information-state tensors, runs one
+//! forward pass, samples each game's action from the legal softmax, and
+//! records the decision. A game that ends becomes a trajectory (its last
+//! decision carries the returns) and a fresh game takes its place.
+
+use std::sync::Arc;
+
+use candle_core::{Device, Result, Tensor};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rnad_common::game::{Game, State, Turn};
+use rnad_common::net::{legal_policy, NetShape, ParamSet, PolicyValueNet};
+use rnad_common::trajectory::{Step, Trajectory};
+
+/// Parameters an actor plays with, and their version.
+#[derive(Clone, Debug)]
+pub struct PolicySnapshot {
+    /// The learner step that produced them.
+    pub version: u64,
+    /// θ.
+    pub params: ParamSet,
+}
+
+struct Slot {
+    state: Box<dyn State>,
+    steps: Vec<Step>,
+}
+
+/// A set of concurrent self-play games.
+pub struct SelfPlay {
+    game: Arc<dyn Game>,
+    shape: NetShape,
+    slots: Vec<Slot>,
+    rng: ChaCha8Rng,
+    seed: u64,
+    decisions: u64,
+}
+
+impl SelfPlay {
+    /// `games` concurrent games, sampling with a generator seeded by `seed`.
+    pub fn new(game: Arc<dyn Game>, shape: NetShape, games: usize, seed: u64) -> SelfPlay {
+        let mut play = SelfPlay {
+            slots: Vec::with_capacity(games),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            seed,
+            game,
+            shape,
+            decisions: 0,
+        };
+        for _ in 0..games {
+            let slot = play.fresh_slot();
+            play.slots.push(slot);
+        }
+        play
+    }
+
+    /// Decisions taken so far.
+    pub fn decisions(&self) -> u64 {
+        self.decisions
+    }
+
+    /// The generator's seed and position, enough to restore it exactly.
+    pub fn rng_position(&self) -> (u64, u128) {
+        (self.seed, self.rng.get_word_pos())
+    }
+
+    /// Moves the generator to a position saved by [`SelfPlay::rng_position`].
+    pub fn set_rng_position(&mut self, seed: u64, word_pos: u128) {
+        self.seed = seed;
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.rng.set_word_pos(word_pos);
+    }
+
+    fn fresh_slot(&mut self) -> Slot {
+        let mut state = self.game.new_initial_state();
+        self.skip_chance(state.as_mut());
+        Slot {
+            state,
+            steps: Vec::new(),
+        }
+    }
+
+    fn skip_chance(&mut self, state: &mut dyn State) {
+        while state.turn() == Turn::Chance {
+            let outcomes = state.chance_outcomes();
+            let mut u: f64 = self.rng.random();
+            let mut chosen = outcomes[outcomes.len() - 1].0;
+            for (action, p) in outcomes {
+                if u < p {
+                    chosen = action;
+                    break;
+                }
+                u -= p;
+            }
+            state.apply_action(chosen);
+        }
+    }
+
+    /// One decision in every game; returns the games that finished, each
+    /// replaced by a new game.
+    pub fn step(&mut self, snapshot: &PolicySnapshot) -> Result<Vec<Trajectory>> {
+        self.advance(snapshot, true)
+    }
+
+    /// Plays exactly `count` new games to their end with `snapshot` and
+    /// returns them in finishing order. Nothing carries over between calls
+    /// but the generator, which makes lockstep training reproducible.
+    pub fn play_fresh(
+        &mut self,
+        snapshot: &PolicySnapshot,
+        count: usize,
+    ) -> Result<Vec<Trajectory>> {
+        self.slots = (0..count).map(|_| self.fresh_slot()).collect();
+        let mut out = Vec::with_capacity(count);
+        while !self.slots.is_empty() {
+            out.extend(self.advance(snapshot, false)?);
+        }
+        Ok(out)
+    }
+
+    /// One decision in every game; finished games are replaced by new ones
+    /// (`refill`) or dropped from the set.
+    fn advance(&mut self, snapshot: &PolicySnapshot, refill: bool) -> Result<Vec<Trajectory>> {
+        let n = self.slots.len();
+        let (input, actions) = (self.shape.input, self.shape.actions);
+        let mut obs = vec![0.0f32; n * input];
+        let mut legal = vec![0.0f32; n * actions];
+        let mut players = Vec::with_capacity(n);
+        for (i, slot) in self.slots.iter().enumerate() {
+            let Turn::Player(player) = slot.state.turn() else {
+                unreachable!("slots always wait on a decision");
+            };
+            players.push(player);
+            slot.state
+                .information_state_tensor(player, &mut obs[i * input..(i + 1) * input]);
+            for a in slot.state.legal_actions() {
+                legal[i * actions + a] = 1.0;
+            }
+        }
+        let device = Device::Cpu;
+        let obs_t = Tensor::from_slice(&obs, (n, input), &device)?;
+        let mask = Tensor::from_slice(&legal, (n, actions), &device)?;
+        let (logits, _) =
+            PolicyValueNet::new(&self.shape, snapshot.params.tensors()).forward(&obs_t)?;
+        let policy = legal_policy(&logits, &mask)?
+            .flatten_all()?
+            .to_vec1::<f32>()?;
+
+        let mut finished = Vec::new();
+        let mut done = vec![false; n];
+        for i in 0..n {
+            let row = &policy[i * actions..(i + 1) * actions];
+            let action = self.sample(row, &legal[i * actions..(i + 1) * actions]);
+            let player = players[i];
+            let slot = &mut self.slots[i];
+            slot.state.apply_action(action);
+            slot.steps.push(Step {
+                obs: obs[i * input..(i + 1) * input].to_vec(),
+                legal: legal[i * actions..(i + 1) * actions].to_vec(),
+                player: player as u8,
+                action: action as u8,
+                behaviour: row.to_vec(),
+                rewards: vec![0.0; self.game.num_players()],
+            });
+            self.decisions += 1;
+            let mut state = std::mem::replace(&mut slot.state, self.game.new_initial_state());
+            self.skip_chance(state.as_mut());
+            if state.turn() == Turn::Terminal {
+                let mut steps = std::mem::take(&mut self.slots[i].steps);
+                let last = steps.last_mut().expect("a finished game has a decision");
+                last.rewards = state.returns().into_iter().map(|r| r as f32).collect();
+                finished.push(Trajectory {
+                    param_version: snapshot.version,
+                    steps,
+                });
+                done[i] = true;
+                if refill {
+                    self.slots[i] = self.fresh_slot();
+                }
+            } else {
+                self.slots[i].state = state;
+            }
+        }
+        if !refill {
+            let mut index = 0;
+            self.slots.retain(|_| {
+                index += 1;
+                !done[index - 1]
+            });
+        }
+        Ok(finished)
+    }
+
+    /// Samples an action from `policy`, only among legal actions.
+    fn sample(&mut self, policy: &[f32], legal: &[f32]) -> usize {
+        let mut u: f32 = self.rng.random();
+        let mut last_legal = 0;
+        for (a, (&p, &m)) in policy.iter().zip(legal).enumerate() {
+            if m == 0.0 {
+                continue;
+            }
+            last_legal = a;
+            if u < p {
+                return a;
+            }
+            u -= p;
+        }
+        last_legal
+    }
+}

@@ -1,0 +1,54 @@
+//! The learner's one error type.
+
+use std::path::{Path, PathBuf};
+
+use rnad_common::config::ConfigError;
+use rnad_common::tree::TreeError;
+
+/// Everything the learner can fail on, saying where.
+#[derive(Debug, thiserror::Error)]
+pub enum LearnerError {
+    /// A bad config.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A file or directory operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A checkpoint that cannot be read.
+    #[error("checkpoint {} is unusable: {message}; move it away to resume from an older one", path.display())]
+    Checkpoint {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A checkpoint for another game or network.
+    #[error("checkpoint {} does not belong to this run: {message}; use another run directory", path.display())]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// What differs.
+        message: String,
+    },
+    /// A tensor computation failed.
+    #[error("tensor computation failed: {0}")]
+    Tensor(#[from] candle_core::Error),
+    /// The game could not be enumerated for evaluation.
+    #[error(transparent)]
+    Tree(#[from] TreeError),
+}
+
+impl LearnerError {
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> LearnerError {
+        LearnerError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! The R-NaD learner: the update (v-trace, NeuRD, Adam, target EMA, entropy
+//! schedule, two-stage averaging), checkpoints, exact evaluation of the four
+//! policy kinds, and the all-in-one local run.
+
+pub mod adam;
+pub mod averaging;
+pub mod batch;
+pub mod checkpoint;
+pub mod error;
+pub mod evaluation;
+pub mod local;
+pub mod rnad;
+pub mod schedule;
+pub mod vtrace;

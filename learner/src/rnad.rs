@@ -1,0 +1,368 @@
+//! One R-NaD learner step (DESIGN.md, steps 1 to 8).
+//!
+//! Forward θ with gradient and θ_target, θ_reg, θ_reg' without; the entropy
+//! schedule's α blends the two regularisation policies into `log_reg`;
+//! v-trace per player (on θ_target's values) gives value targets and
+//! q-values; the loss is the value loss plus the NeuRD loss; Adam moves θ;
+//! θ_target follows by EMA; at a roll θ_reg' takes θ_reg and θ_reg takes the
+//! averaging mode's blend of itself and θ_target.
+
+use candle_core::{Device, Result, Tensor, Var};
+use rnad_common::config::{Averaging, Config, RnadConfig};
+use rnad_common::net::{legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet};
+use rnad_common::trajectory::Trajectory;
+
+use crate::adam::Adam;
+use crate::averaging::next_reg;
+use crate::batch::Batch;
+use crate::schedule::EntropySchedule;
+use crate::vtrace::{v_trace, VTraceInput};
+
+/// Everything that changes from step to step (and goes into checkpoints).
+#[derive(Clone, Debug)]
+pub struct LearnerState {
+    /// Learner steps taken.
+    pub step: u64,
+    /// Regularisation rolls so far (`n` of the averaging modes).
+    pub rolls: u64,
+    /// Decisions consumed.
+    pub samples: u64,
+    /// θ.
+    pub online: ParamSet,
+    /// θ_target.
+    pub target: ParamSet,
+    /// θ_reg.
+    pub reg: ParamSet,
+    /// θ_reg' (the regularisation before the last roll).
+    pub reg_prev: ParamSet,
+    /// Adam's moments for θ.
+    pub adam: Adam,
+}
+
+/// What one step did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepStats {
+    /// The value loss.
+    pub loss_value: f64,
+    /// The NeuRD loss.
+    pub loss_neurd: f64,
+    /// Decisions in the batch.
+    pub decisions: usize,
+    /// The schedule's α.
+    pub alpha: f64,
+    /// Whether the regularisation rolled.
+    pub rolled: bool,
+}
+
+/// The R-NaD learner.
+#[derive(Debug)]
+pub struct Learner {
+    rnad: RnadConfig,
+    shape: NetShape,
+    players: usize,
+    schedule: EntropySchedule,
+    state: LearnerState,
+}
+
+/// The network shape a config asks for.
+pub fn net_shape(config: &Config) -> NetShape {
+    let game = config.game.load();
+    NetShape {
+        input: game.information_state_tensor_size(),
+        hidden: config.network.hidden.clone(),
+        actions: game.num_distinct_actions(),
+    }
+}
+
+impl Learner {
+    /// A fresh learner: all four parameter sets equal, drawn from the seed.
+    pub fn new(config: &Config) -> Result<Learner> {
+        let shape = net_shape(config);
+        let params = ParamSet::init(&shape, config.seed)?;
+        let r = &config.rnad;
+        let adam = Adam::new(
+            &params,
+            r.learning_rate,
+            r.adam_b2,
+            r.adam_eps,
+            r.clip_gradient,
+        )?;
+        let state = LearnerState {
+            step: 0,
+            rolls: 0,
+            samples: 0,
+            online: params.clone(),
+            target: params.clone(),
+            reg: params.clone(),
+            reg_prev: params,
+            adam,
+        };
+        Ok(Learner::from_state(config, state))
+    }
+
+    /// A learner continuing from `state` (a checkpoint's).
+    pub fn from_state(config: &Config, state: LearnerState) -> Learner {
+        let r = &config.rnad;
+        Learner {
+            rnad: r.clone(),
+            shape: net_shape(config),
+            players: config.game.load().num_players(),
+            schedule: EntropySchedule::new(
+                r.entropy_schedule_size.clone(),
+                r.entropy_schedule_repeats.clone(),
+            ),
+            state,
+        }
+    }
+
+    /// The current state.
+    pub fn state(&self) -> &LearnerState {
+        &self.state
+    }
+
+    /// The network shape.
+    pub fn shape(&self) -> &NetShape {
+        &self.shape
+    }
+
+    /// One R-NaD step on `trajectories`.
+    pub fn step(&mut self, trajectories: &[Trajectory]) -> Result<StepStats> {
+        let batch = Batch::new(trajectories, self.players);
+        let n = batch.rows;
+        let actions = self.shape.actions;
+        let point = self.schedule.at(self.state.step);
+        let device = Device::Cpu;
+        let obs = Tensor::from_slice(&batch.obs, (n, self.shape.input), &device)?;
+        let mask = Tensor::from_slice(&batch.legal, (n, actions), &device)?;
+
+        // 1. Forward passes.
+        let vars: Vec<Var> = self
+            .state
+            .online
+            .tensors()
+            .iter()
+            .map(Var::from_tensor)
+            .collect::<Result<_>>()?;
+        let var_tensors: Vec<Tensor> = vars.iter().map(|v| v.as_tensor().clone()).collect();
+        let (logits, values) = PolicyValueNet::new(&self.shape, &var_tensors).forward(&obs)?;
+        let detached = logits.detach();
+        let pi = legal_policy(&detached, &mask)?;
+        let log_pi = legal_log_policy(&detached, &mask)?;
+        let forward =
+            |params: &ParamSet| PolicyValueNet::new(&self.shape, params.tensors()).forward(&obs);
+        let (_, target_values) = forward(&self.state.target)?;
+        let log_pi_reg = legal_log_policy(&forward(&self.state.reg)?.0, &mask)?;
+        let log_pi_reg_prev = legal_log_policy(&forward(&self.state.reg_prev)?.0, &mask)?;
+
+        // 2. Entropy schedule.
+        let blended = ((log_pi_reg * point.alpha)? + (log_pi_reg_prev * (1.0 - point.alpha))?)?;
+        let log_reg = (&log_pi - blended)?;
+
+        // 3. V-trace per player.
+        let pi_v = pi.flatten_all()?.to_vec1::<f32>()?;
+        let log_reg_v = log_reg.flatten_all()?.to_vec1::<f32>()?;
+        let value_v = target_values.to_vec1::<f32>()?;
+        let mut value_target = vec![0.0f32; n];
+        let mut q = vec![0.0f32; n * actions];
+        let valid = vec![true; n];
+        for span in &batch.spans {
+            let rows = span.clone();
+            let cells = rows.start * actions..rows.end * actions;
+            for player in 0..self.players {
+                let input = VTraceInput {
+                    valid: &valid[rows.clone()],
+                    player: &batch.player[rows.clone()],
+                    action: &batch.action[rows.clone()],
+                    behaviour: &batch.behaviour[rows.clone()],
+                    reward: &batch.rewards_of(player)[rows.clone()],
+                    value: &value_v[rows.clone()],
+                    policy: &pi_v[cells.clone()],
+                    log_reg: &log_reg_v[cells.clone()],
+                    num_actions: actions,
+                };
+                v_trace(
+                    &input,
+                    player as u8,
+                    self.rnad.eta,
+                    &mut value_target[rows.clone()],
+                    &mut q[cells.clone()],
+                );
+            }
+        }
+
+        // Each player's steps are averaged separately, then summed.
+        let mut per_player = vec![0usize; self.players];
+        for &p in &batch.player {
+            per_player[usize::from(p)] += 1;
+        }
+        let weights: Vec<f32> = batch
+            .player
+            .iter()
+            .map(|&p| 1.0 / per_player[usize::from(p)] as f32)
+            .collect();
+
+        // 4. Value loss.
+        let weights_t = Tensor::from_slice(&weights, n, &device)?;
+        let targets_t = Tensor::from_slice(&value_target, n, &device)?;
+        let loss_value = ((values - targets_t)?.sqr()? * &weights_t)?.sum_all()?;
+
+        // 5. NeuRD loss.
+        let logits_v = detached.flatten_all()?.to_vec1::<f32>()?;
+        let coefficients = neurd_coefficients(
+            &NeurdInputs {
+                logits: &logits_v,
+                legal: &batch.legal,
+                policy: &pi_v,
+                q: &q,
+                weights: &weights,
+                actions,
+            },
+            self.rnad.beta_neurd as f32,
+            self.rnad.clip_neurd as f32,
+        );
+        let coefficients = Tensor::from_slice(&coefficients, (n, actions), &device)?;
+        let legal_count = mask.sum_keepdim(1)?;
+        let mean_legal = (&logits * &mask)?
+            .sum_keepdim(1)?
+            .broadcast_div(&legal_count)?;
+        let centred = logits.broadcast_sub(&mean_legal)?;
+        let loss_neurd = (centred * coefficients)?.sum_all()?.neg()?;
+
+        let loss = (&loss_value + &loss_neurd)?;
+        let grads = loss.backward()?;
+        let grads: Vec<Tensor> = vars
+            .iter()
+            .map(|v| match grads.get(v.as_tensor()) {
+                Some(g) => Ok(g.clone()),
+                None => v.as_tensor().zeros_like(),
+            })
+            .collect::<Result<_>>()?;
+
+        // 6–8. Adam, target EMA, regularisation roll.
+        let s = &mut self.state;
+        s.online = s.adam.step(&s.online, &grads)?;
+        s.target = s.target.lerp(&s.online, self.rnad.gamma_target)?;
+        if point.roll {
+            s.rolls += 1;
+            let reg = next_reg(
+                self.rnad.averaging,
+                self.rnad.gamma_averaging,
+                s.rolls,
+                &s.reg,
+                &s.target,
+            )?;
+            s.reg_prev = std::mem::replace(&mut s.reg, reg);
+        }
+        s.step += 1;
+        s.samples += n as u64;
+        Ok(StepStats {
+            loss_value: f64::from(loss_value.to_scalar::<f32>()?),
+            loss_neurd: f64::from(loss_neurd.to_scalar::<f32>()?),
+            decisions: n,
+            alpha: point.alpha,
+            rolled: point.roll,
+        })
+    }
+
+    /// The averaging mode.
+    pub fn averaging(&self) -> Averaging {
+        self.rnad.averaging
+    }
+}
+
+/// What the NeuRD force needs per row (all row-major, `A` per row).
+pub struct NeurdInputs<'a> {
+    /// θ's logits (no gradient).
+    pub logits: &'a [f32],
+    /// Legal mask.
+    pub legal: &'a [f32],
+    /// θ's legal policy.
+    pub policy: &'a [f32],
+    /// The acting player's q-values from v-trace.
+    pub q: &'a [f32],
+    /// Per-row weight (1 / number of the acting player's rows).
+    pub weights: &'a [f32],
+    /// Actions per row.
+    pub actions: usize,
+}
+
+/// The constant each centred logit is multiplied by in the NeuRD loss
+/// (which is minus the sum of logit × coefficient): the advantage
+/// `q − Σ π q`, clipped to ±clip, kept only where the threshold lets the
+/// logit move that way (down while above −β, up while below β), on legal
+/// actions, times the row weight.
+pub fn neurd_coefficients(inputs: &NeurdInputs, beta: f32, clip: f32) -> Vec<f32> {
+    let a = inputs.actions;
+    let mut out = vec![0.0f32; inputs.weights.len() * a];
+    for (row, &weight) in inputs.weights.iter().enumerate() {
+        let cells = row * a..(row + 1) * a;
+        let legal = &inputs.legal[cells.clone()];
+        let logits = &inputs.logits[cells.clone()];
+        let q = &inputs.q[cells.clone()];
+        let baseline: f32 = inputs.policy[cells.clone()]
+            .iter()
+            .zip(q)
+            .map(|(p, q)| p * q)
+            .sum();
+        let legal_count: f32 = legal.iter().sum();
+        let mean: f32 = logits.iter().zip(legal).map(|(l, m)| l * m).sum::<f32>() / legal_count;
+        for k in 0..a {
+            if legal[k] == 0.0 {
+                continue;
+            }
+            let advantage = (q[k] - baseline).clamp(-clip, clip);
+            let centred = logits[k] - mean;
+            let allowed =
+                (advantage < 0.0 && centred > -beta) || (advantage > 0.0 && centred < beta);
+            if allowed {
+                out[row * a + k] = advantage * weight;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The NeuRD loss −Σ y'·c has gradient −c with respect to the centred
+    /// logits: zero where the threshold blocks, and descending it raises a
+    /// logit with positive advantage and lowers one with negative advantage.
+    #[test]
+    fn neurd_force_follows_the_advantage_and_stops_at_the_threshold() {
+        // Row 0: logits centred [3, −1, −2] (mean 0), β = 2: action 0 is
+        // above β (cannot rise), action 2 is at −β (cannot fall).
+        // π = [0.5, 0.25, 0.25], q = [4, 0, −4] → baseline 1, adv [3, −1, −5].
+        // Row 1: same q, logits all 0: every action may move.
+        let inputs = NeurdInputs {
+            logits: &[3.0, -1.0, -2.0, 0.0, 0.0, 0.0],
+            legal: &[1.0; 6],
+            policy: &[0.5, 0.25, 0.25, 0.5, 0.25, 0.25],
+            q: &[4.0, 0.0, -4.0, 4.0, 0.0, -4.0],
+            weights: &[1.0, 0.5],
+            actions: 3,
+        };
+        let c = neurd_coefficients(&inputs, 2.0, 1e4);
+        assert_eq!(&c[..3], &[0.0, -1.0, 0.0]);
+        assert_eq!(&c[3..], &[1.5, -0.5, -2.5]);
+        // Clipping the advantage.
+        let clipped = neurd_coefficients(&inputs, 2.0, 2.0);
+        assert_eq!(&clipped[3..], &[1.0, -0.5, -1.0]);
+    }
+
+    #[test]
+    fn neurd_ignores_illegal_actions_and_centres_on_legal_logits() {
+        // Legal [1, 0, 1]; logits [1, 100, −1]: legal mean 0, centred ±1.
+        let inputs = NeurdInputs {
+            logits: &[1.0, 100.0, -1.0],
+            legal: &[1.0, 0.0, 1.0],
+            policy: &[0.5, 0.0, 0.5],
+            q: &[1.0, 50.0, -1.0],
+            weights: &[1.0],
+            actions: 3,
+        };
+        let c = neurd_coefficients(&inputs, 2.0, 1e4);
+        assert_eq!(c, vec![1.0, 0.0, -1.0]);
+    }
+}
