@@ -1,0 +1,173 @@
+//! The learner end to end, in-process: training on Kuhn reaches a NashConv
+//! bound, a stopped and resumed run is bit-identical to a straight one, and
+//! unusable checkpoints are refused and left in place.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use rnad_common::config::Config;
+use rnad_learner::checkpoint;
+use rnad_learner::evaluation::HistoryEntry;
+use rnad_learner::local::{run_local, LocalOptions, RunSummary};
+
+fn kuhn_config(run_dir: &Path) -> Config {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/kuhn.toml"))
+            .unwrap();
+    let mut config = Config::from_toml(&text, "configs/kuhn.toml").unwrap();
+    config.run_dir = run_dir.to_path_buf();
+    config.actors.count = 1;
+    config.actors.lockstep = true;
+    config.evaluation.interval_seconds = 0.0;
+    config.evaluation.interval_steps = 100;
+    config
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn run(config: &Config, max_steps: u64) -> Result<RunSummary, rnad_learner::error::LearnerError> {
+    let options = LocalOptions {
+        max_steps: Some(max_steps),
+        progress: false,
+    };
+    run_local(config.clone(), options, Arc::new(AtomicBool::new(false)))
+}
+
+fn history(dir: &Path) -> Vec<HistoryEntry> {
+    std::fs::read_to_string(dir.join("history.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn training_on_kuhn_drives_target_nash_conv_below_a_tenth() {
+    let dir = scratch("kuhn_training");
+    let config = kuhn_config(&dir);
+    let summary = run(&config, 3000).unwrap();
+    assert_eq!(summary.step, 3000);
+    let entries = history(&dir);
+    let first = &entries[0];
+    assert_eq!(first.learner_step, 1);
+    assert!(
+        first.nash_conv.target > 0.8,
+        "starts near uniform (0.9167): {first:?}"
+    );
+    let last = entries.last().unwrap();
+    assert_eq!(last.learner_step, 3000);
+    assert!(
+        last.nash_conv.target <= 0.1,
+        "target NashConv after 3000 steps: {last:?}"
+    );
+    assert!(std::fs::read_to_string(dir.join("config.toml"))
+        .unwrap()
+        .contains("kuhn_poker"));
+}
+
+#[test]
+fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
+    let straight = scratch("resume_straight");
+    let resumed = scratch("resume_twice");
+    let mut config = kuhn_config(&straight);
+    config.rnad.entropy_schedule_size = vec![7];
+    config.rnad.entropy_schedule_repeats = vec![1];
+    run(&config, 40).unwrap();
+
+    config.run_dir = resumed.clone();
+    let first = run(&config, 23).unwrap();
+    assert_eq!(first.step, 23);
+    let second = run(&config, 40).unwrap();
+    assert_eq!(second.step, 40);
+
+    let a = checkpoint::load(
+        &checkpoint::path_for(&straight.join("checkpoints"), 40),
+        &config,
+    )
+    .unwrap();
+    let b = checkpoint::load(
+        &checkpoint::path_for(&resumed.join("checkpoints"), 40),
+        &config,
+    )
+    .unwrap();
+    for (x, y) in [
+        (&a.state.online, &b.state.online),
+        (&a.state.target, &b.state.target),
+        (&a.state.reg, &b.state.reg),
+        (&a.state.reg_prev, &b.state.reg_prev),
+    ] {
+        let (x, y) = (x.to_vec().unwrap(), y.to_vec().unwrap());
+        assert!(
+            x.iter().zip(&y).all(|(p, q)| p.to_bits() == q.to_bits()),
+            "parameters differ"
+        );
+    }
+    assert_eq!(a.state.rolls, b.state.rolls);
+    assert_eq!(a.state.samples, b.state.samples);
+    assert_eq!(a.meta.actor_rngs, b.meta.actor_rngs);
+    assert!(a.state.rolls >= 5, "the schedule rolled during the run");
+}
+
+#[test]
+fn corrupt_and_mismatched_checkpoints_are_refused_and_kept() {
+    let dir = scratch("bad_checkpoints");
+    let config = kuhn_config(&dir);
+    let summary = run(&config, 3).unwrap();
+    let path = summary.checkpoint;
+
+    std::fs::write(&path, b"not a checkpoint").unwrap();
+    let err = run(&config, 6).unwrap_err().to_string();
+    assert!(
+        err.contains(&path.display().to_string()) && err.contains("unusable"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        b"not a checkpoint",
+        "left in place"
+    );
+
+    let dir = scratch("mismatched_checkpoint");
+    let config = kuhn_config(&dir);
+    run(&config, 2).unwrap();
+    let mut wider = config.clone();
+    wider.network.hidden = vec![64];
+    let err = run(&wider, 4).unwrap_err().to_string();
+    assert!(
+        err.contains("hidden layers [128, 128]") && err.contains("[64]"),
+        "{err}"
+    );
+    let mut leduc = config.clone();
+    leduc.game = rnad_common::game::GameName::LeducPoker;
+    let err = run(&leduc, 4).unwrap_err().to_string();
+    assert!(
+        err.contains("for game kuhn_poker, this run is leduc_poker"),
+        "{err}"
+    );
+}
+
+#[test]
+fn only_the_newest_checkpoints_are_kept() {
+    let dir = scratch("checkpoint_rotation");
+    let mut config = kuhn_config(&dir);
+    config.checkpoint.interval_steps = 2;
+    config.checkpoint.keep = 2;
+    run(&config, 9).unwrap();
+    let names: Vec<String> = checkpoint::list(&dir.join("checkpoints"))
+        .unwrap()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "checkpoint-000000000008.safetensors",
+            "checkpoint-000000000009.safetensors"
+        ]
+    );
+}
