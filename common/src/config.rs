@@ -285,3 +285,79 @@ fn unit_interval(value: f64, key: &'static str) -> Result<(), ConfigError> {
         format!("must be in (0, 1], got {value}"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KUHN: &str = include_str!("../../configs/kuhn.toml");
+
+    fn error_for(from: &str, to: &str) -> String {
+        assert!(KUHN.contains(from), "the config has {from:?}");
+        Config::from_toml(&KUHN.replacen(from, to, 1), "test.toml")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn shipped_configs_are_valid() {
+        for text in [
+            KUHN,
+            include_str!("../../configs/leduc.toml"),
+            include_str!("../../configs/leduc-reference.toml"),
+            include_str!("../../configs/leduc-two-stage.toml"),
+        ] {
+            let config = Config::from_toml(text, "shipped").unwrap();
+            let again = Config::from_toml(&config.to_toml(), "round trip").unwrap();
+            assert_eq!(again, config);
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_by_name() {
+        let err = error_for("eta = 0.2", "eta = 0.2\netta = 0.3");
+        assert!(err.contains("etta") && err.contains("test.toml"), "{err}");
+        let err = error_for("[actors]", "[actor]");
+        assert!(err.contains("actor"), "{err}");
+    }
+
+    #[test]
+    fn wrong_types_are_refused_by_name() {
+        let err = error_for("batch_size = 128", "batch_size = \"many\"");
+        assert!(err.contains("batch_size"), "{err}");
+        let err = error_for("averaging = \"ema\"", "averaging = \"median\"");
+        assert!(err.contains("averaging") || err.contains("median"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused_by_name() {
+        for (from, to, key) in [
+            (
+                "learning_rate = 3e-4",
+                "learning_rate = -1.0",
+                "rnad.learning_rate",
+            ),
+            (
+                "gamma_target = 0.01",
+                "gamma_target = 1.5",
+                "rnad.gamma_target",
+            ),
+            (
+                "trajectory_max = 10",
+                "trajectory_max = 2",
+                "rnad.trajectory_max",
+            ),
+            (
+                "entropy_schedule_repeats = [5, 1]",
+                "entropy_schedule_repeats = [5]",
+                "rnad.entropy_schedule_repeats",
+            ),
+            ("hidden = [128, 128]", "hidden = []", "network.hidden"),
+            ("count = 2", "count = 0", "actors.count"),
+            ("keep = 3", "keep = 0", "checkpoint.keep"),
+        ] {
+            let err = error_for(from, to);
+            assert!(err.contains(&format!("`{key}`")), "{to}: {err}");
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! `rnad-learner local` as a user runs it: SIGINT or SIGTERM saves a
+//! checkpoint and exits 0, and the next start on the run directory resumes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn start(run_dir: &Path, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_rnad-learner"))
+        .args([
+            "local",
+            "--config",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/kuhn.toml"),
+        ])
+        .arg("--run-dir")
+        .arg(run_dir)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rnad-learner starts")
+}
+
+/// Waits (at most 60 s) until the run has written its first evaluation.
+fn wait_for_history(run_dir: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let history = run_dir.join("history.jsonl");
+    while std::fs::metadata(&history).map(|m| m.len()).unwrap_or(0) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "no evaluation written within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .args([format!("-{name}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Waits (at most 60 s) for the child to exit.
+fn wait(mut child: Child) -> (std::process::ExitStatus, String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let output = child.wait_with_output().unwrap();
+            return (status, String::from_utf8_lossy(&output.stderr).into_owned());
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("rnad-learner did not exit within 60 s of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn stopped_at(stderr: &str) -> u64 {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("stopped at step "))
+        .expect("final line");
+    line["stopped at step ".len()..]
+        .split(';')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn sigint_and_sigterm_checkpoint_exit_zero_and_resume() {
+    let dir = scratch("signals");
+    for name in ["INT", "TERM"] {
+        let child = start(&dir, &[]);
+        wait_for_history(&dir);
+        std::thread::sleep(Duration::from_millis(300));
+        signal(&child, name);
+        let (status, stderr) = wait(child);
+        assert!(status.success(), "SIG{name}: {status:?}\n{stderr}");
+        let step = stopped_at(&stderr);
+        assert!(step > 0, "{stderr}");
+        let checkpoint = dir.join(format!("checkpoints/checkpoint-{step:012}.safetensors"));
+        assert!(
+            checkpoint.exists(),
+            "SIG{name}: {} missing",
+            checkpoint.display()
+        );
+        std::fs::remove_file(dir.join("history.jsonl")).unwrap();
+    }
+
+    let steps: Vec<u64> = std::fs::read_dir(dir.join("checkpoints"))
+        .unwrap()
+        .map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name["checkpoint-".len()..name.len() - ".safetensors".len()]
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    let last = *steps.iter().max().unwrap();
+    let child = start(&dir, &["--max-steps", &(last + 5).to_string()]);
+    let (status, stderr) = wait(child);
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("resuming from") && stderr.contains(&format!("(step {last})")),
+        "{stderr}"
+    );
+    assert_eq!(stopped_at(&stderr), last + 5);
+}
