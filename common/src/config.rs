@@ -348,11 +348,11 @@ mod tests {
                 "rnad.trajectory_max",
             ),
             (
-                "entropy_schedule_repeats = [5, 1]",
-                "entropy_schedule_repeats = [5]",
+                "entropy_schedule_repeats = [1]",
+                "entropy_schedule_repeats = [1, 1]",
                 "rnad.entropy_schedule_repeats",
             ),
-            ("hidden = [128, 128]", "hidden = []", "network.hidden"),
+            ("hidden = [64, 64]", "hidden = []", "network.hidden"),
             ("count = 2", "count = 0", "actors.count"),
             ("keep = 3", "keep = 0", "checkpoint.keep"),
         ] {

@@ -5,6 +5,7 @@
 //! `spans` remembers where each trajectory's rows are (v-trace runs per
 //! span).
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use rnad_common::trajectory::Trajectory;
@@ -58,8 +59,72 @@ impl Batch {
         batch
     }
 
+    /// The distinct observations (row-major, in order of first appearance)
+    /// and, for each row, the index of its observation among them: networks
+    /// run once per distinct information state, and rows gather the result.
+    pub fn distinct_obs(&self) -> (Vec<f32>, Vec<u32>) {
+        let size = self.obs.len() / self.rows.max(1);
+        let mut seen: HashMap<Vec<u32>, u32> = HashMap::with_capacity(self.rows);
+        let mut distinct = Vec::new();
+        let index = self
+            .obs
+            .chunks_exact(size.max(1))
+            .map(|row| {
+                let key: Vec<u32> = row.iter().map(|v| v.to_bits()).collect();
+                *seen.entry(key).or_insert_with(|| {
+                    distinct.extend_from_slice(row);
+                    (distinct.len() / size - 1) as u32
+                })
+            })
+            .collect();
+        (distinct, index)
+    }
+
     /// The rewards of `player` for every row.
     pub fn rewards_of(&self, player: usize) -> &[f32] {
         &self.rewards[player * self.rows..(player + 1) * self.rows]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rnad_common::trajectory::Step;
+
+    fn step(obs: [f32; 2], player: u8, rewards: [f32; 2]) -> Step {
+        Step {
+            obs: obs.to_vec(),
+            legal: vec![1.0, 1.0],
+            player,
+            action: 1,
+            behaviour: vec![0.25, 0.75],
+            rewards: rewards.to_vec(),
+        }
+    }
+
+    #[test]
+    fn rows_spans_rewards_and_distinct_observations() {
+        let trajectories = [
+            Trajectory {
+                param_version: 0,
+                steps: vec![
+                    step([1.0, 0.0], 0, [0.0, 0.0]),
+                    step([0.0, 1.0], 1, [-1.0, 1.0]),
+                ],
+            },
+            Trajectory {
+                param_version: 0,
+                steps: vec![step([1.0, 0.0], 0, [2.0, -2.0])],
+            },
+        ];
+        let batch = Batch::new(&trajectories, 2);
+        assert_eq!(batch.rows, 3);
+        assert_eq!(batch.spans, vec![0..2, 2..3]);
+        assert_eq!(batch.behaviour, vec![0.75; 3]);
+        assert_eq!(batch.rewards_of(0), &[0.0, -1.0, 2.0]);
+        assert_eq!(batch.rewards_of(1), &[0.0, 1.0, -2.0]);
+        let (distinct, index) = batch.distinct_obs();
+        assert_eq!(distinct, vec![1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(index, vec![0, 1, 0]);
     }
 }

@@ -5,6 +5,7 @@
 pub mod adam;
 pub mod averaging;
 pub mod batch;
+pub mod bench;
 pub mod checkpoint;
 pub mod error;
 pub mod evaluation;

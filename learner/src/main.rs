@@ -12,6 +12,8 @@ use rnad_learner::local::{run_local, LocalOptions};
 
 /// The project's default experiment (`configs/leduc.toml`).
 const DEFAULT_CONFIG: &str = include_str!("../../configs/leduc.toml");
+/// The reference settings the benchmark runs by default.
+const REFERENCE_CONFIG: &str = include_str!("../../configs/leduc-reference.toml");
 
 /// The rnad learner: R-NaD with two-stage averaging of the regularisation
 /// network.
@@ -40,6 +42,21 @@ enum Command {
         #[arg(long)]
         run_dir: Option<PathBuf>,
     },
+    /// Measure learner steps/s, decisions/s (learner alone, one actor
+    /// alone, the whole local run) and one neural-policy NashConv; write
+    /// the figures as JSON.
+    Bench {
+        /// Experiment config. Default: the built-in
+        /// configs/leduc-reference.toml (MLP 256x256, batch 256, T = 10).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Seconds per measurement.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// Where to write the figures. Default: target/bench/learner-GAME.json.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 fn resolve_config(
@@ -61,36 +78,72 @@ fn resolve_config(
 }
 
 fn main() -> ExitCode {
-    let Command::Local {
-        config,
-        max_steps,
-        run_dir,
-    } = Cli::parse().command;
-    let stop = Arc::new(AtomicBool::new(false));
-    let handler_flag = stop.clone();
-    if let Err(e) = ctrlc::set_handler(move || handler_flag.store(true, Ordering::SeqCst)) {
-        eprintln!("warning: cannot install the Ctrl-C/SIGTERM handler: {e}");
-    }
-    let result = resolve_config(config, run_dir).and_then(|config| {
-        let options = LocalOptions {
+    let result = match Cli::parse().command {
+        Command::Local {
+            config,
             max_steps,
-            progress: true,
-        };
-        run_local(config, options, stop)
-    });
+            run_dir,
+        } => local(config, max_steps, run_dir),
+        Command::Bench {
+            config,
+            seconds,
+            out,
+        } => bench(config, seconds, out),
+    };
     match result {
-        Ok(summary) => {
-            if let Some(n) = summary.last {
-                println!(
-                    "step {}: NashConv online {} target {} target_postprocessed {} reg {}",
-                    summary.step, n.online, n.target, n.target_postprocessed, n.reg
-                );
-            }
-            ExitCode::SUCCESS
-        }
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn local(
+    config: Option<PathBuf>,
+    max_steps: Option<u64>,
+    run_dir: Option<PathBuf>,
+) -> Result<(), LearnerError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let handler_flag = stop.clone();
+    if let Err(e) = ctrlc::set_handler(move || handler_flag.store(true, Ordering::SeqCst)) {
+        eprintln!("warning: cannot install the Ctrl-C/SIGTERM handler: {e}");
+    }
+    let config = resolve_config(config, run_dir)?;
+    let options = LocalOptions {
+        max_steps,
+        progress: true,
+    };
+    let summary = run_local(config, options, stop)?;
+    if let Some(n) = summary.last {
+        println!(
+            "step {}: NashConv online {} target {} target_postprocessed {} reg {}",
+            summary.step, n.online, n.target, n.target_postprocessed, n.reg
+        );
+    }
+    Ok(())
+}
+
+fn bench(config: Option<PathBuf>, seconds: f64, out: Option<PathBuf>) -> Result<(), LearnerError> {
+    let config = match config {
+        Some(path) => Config::load(&path)?,
+        None => Config::from_toml(REFERENCE_CONFIG, "built-in configs/leduc-reference.toml")?,
+    };
+    let out =
+        out.unwrap_or_else(|| PathBuf::from(format!("target/bench/learner-{}.json", config.game)));
+    let scratch = std::env::temp_dir().join(format!("rnad-bench-{}", std::process::id()));
+    eprintln!(
+        "benchmarking {} (hidden {:?}, batch {}), {seconds} s per measurement",
+        config.game, config.network.hidden, config.rnad.batch_size
+    );
+    let report = rnad_learner::bench::run(&config, seconds, &scratch)?;
+    let _ = std::fs::remove_dir_all(&scratch);
+    let text = serde_json::to_string_pretty(&report).expect("report serialises");
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| LearnerError::io(dir, e))?;
+    }
+    std::fs::write(&out, &text).map_err(|e| LearnerError::io(&out, e))?;
+    println!("{text}");
+    eprintln!("figures written to {}", out.display());
+    Ok(())
 }

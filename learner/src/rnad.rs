@@ -132,7 +132,18 @@ impl Learner {
         let actions = self.shape.actions;
         let point = self.schedule.at(self.state.step);
         let device = Device::Cpu;
-        let obs = Tensor::from_slice(&batch.obs, (n, self.shape.input), &device)?;
+        // Networks run once per distinct information state; rows gather.
+        let (distinct, index) = batch.distinct_obs();
+        let distinct_rows = distinct.len() / self.shape.input;
+        let obs = Tensor::from_vec(distinct, (distinct_rows, self.shape.input), &device)?;
+        let index = Tensor::from_vec(index, n, &device)?;
+        let forward = |params: &[Tensor]| -> Result<(Tensor, Tensor)> {
+            let (logits, values) = PolicyValueNet::new(&self.shape, params).forward(&obs)?;
+            Ok((
+                logits.index_select(&index, 0)?,
+                values.index_select(&index, 0)?,
+            ))
+        };
         let mask = Tensor::from_slice(&batch.legal, (n, actions), &device)?;
 
         // 1. Forward passes.
@@ -144,18 +155,21 @@ impl Learner {
             .map(Var::from_tensor)
             .collect::<Result<_>>()?;
         let var_tensors: Vec<Tensor> = vars.iter().map(|v| v.as_tensor().clone()).collect();
-        let (logits, values) = PolicyValueNet::new(&self.shape, &var_tensors).forward(&obs)?;
+        let (logits, values) = forward(&var_tensors)?;
         let detached = logits.detach();
         let pi = legal_policy(&detached, &mask)?;
         let log_pi = legal_log_policy(&detached, &mask)?;
-        let forward =
-            |params: &ParamSet| PolicyValueNet::new(&self.shape, params.tensors()).forward(&obs);
-        let (_, target_values) = forward(&self.state.target)?;
-        let log_pi_reg = legal_log_policy(&forward(&self.state.reg)?.0, &mask)?;
-        let log_pi_reg_prev = legal_log_policy(&forward(&self.state.reg_prev)?.0, &mask)?;
+        let (_, target_values) = forward(self.state.target.tensors())?;
+        let log_pi_reg = legal_log_policy(&forward(self.state.reg.tensors())?.0, &mask)?;
 
-        // 2. Entropy schedule.
-        let blended = ((log_pi_reg * point.alpha)? + (log_pi_reg_prev * (1.0 - point.alpha))?)?;
+        // 2. Entropy schedule (θ_reg' has weight 0 once α reaches 1).
+        let blended = if point.alpha < 1.0 {
+            let log_pi_reg_prev =
+                legal_log_policy(&forward(self.state.reg_prev.tensors())?.0, &mask)?;
+            ((log_pi_reg * point.alpha)? + (log_pi_reg_prev * (1.0 - point.alpha))?)?
+        } else {
+            log_pi_reg
+        };
         let log_reg = (&log_pi - blended)?;
 
         // 3. V-trace per player.

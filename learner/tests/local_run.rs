@@ -139,7 +139,7 @@ fn corrupt_and_mismatched_checkpoints_are_refused_and_kept() {
     wider.network.hidden = vec![64];
     let err = run(&wider, 4).unwrap_err().to_string();
     assert!(
-        err.contains("hidden layers [128, 128]") && err.contains("[64]"),
+        err.contains("hidden layers [64, 64]") && err.contains("[64]"),
         "{err}"
     );
     let mut leduc = config.clone();

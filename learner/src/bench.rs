@@ -1,0 +1,139 @@
+//! `rnad-learner bench`: throughput of the learner, the actors and the whole
+//! local run, and the time of one exact evaluation of a neural policy.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rnad_actor::selfplay::{PolicySnapshot, SelfPlay};
+use rnad_common::config::Config;
+use rnad_common::tree::GameTree;
+use rnad_evaluator::exploitability::BestResponse;
+use rnad_evaluator::neural::network_policy;
+use serde::Serialize;
+
+use crate::error::LearnerError;
+use crate::evaluation::evaluate;
+use crate::local::{run_local, LocalOptions};
+use crate::rnad::{net_shape, Learner};
+
+/// Everything `bench` measures.
+#[derive(Debug, Serialize)]
+pub struct BenchReport {
+    /// The game.
+    pub game: String,
+    /// Hidden layer widths.
+    pub hidden: Vec<usize>,
+    /// Trajectories per learner step.
+    pub batch_size: usize,
+    /// Learner steps per second on pre-generated batches.
+    pub learner_steps_per_second: f64,
+    /// Valid decisions the learner consumes per second.
+    pub learner_decisions_per_second: f64,
+    /// Decisions one actor (one thread) takes per second.
+    pub actor_decisions_per_second: f64,
+    /// Decisions consumed per second by the whole local run (learner and
+    /// actor threads sharing the machine).
+    pub end_to_end_decisions_per_second: f64,
+    /// Learner steps per second in the whole local run.
+    pub end_to_end_steps_per_second: f64,
+    /// Seconds for one neural-policy NashConv (forward pass over every
+    /// information state, then the best responses).
+    pub neural_nash_conv_seconds: f64,
+    /// Seconds to evaluate all four policy kinds as training does.
+    pub all_policy_kinds_seconds: f64,
+}
+
+/// Runs every measurement for about `seconds` each; `scratch` is a
+/// directory for the end-to-end run.
+pub fn run(config: &Config, seconds: f64, scratch: &Path) -> Result<BenchReport, LearnerError> {
+    let budget = Duration::from_secs_f64(seconds);
+    let game = config.game.load();
+    let shape = net_shape(config);
+    let mut learner = Learner::new(config)?;
+    let snapshot = PolicySnapshot {
+        version: 0,
+        params: learner.state().online.clone(),
+    };
+
+    // Actor alone.
+    let mut play = SelfPlay::new(
+        game.clone(),
+        shape.clone(),
+        config.actors.games_per_actor,
+        config.seed,
+    );
+    let start = Instant::now();
+    while start.elapsed() < budget {
+        play.step(&snapshot)?;
+    }
+    let actor_decisions_per_second = play.decisions() as f64 / start.elapsed().as_secs_f64();
+
+    // Learner alone, on batches played beforehand.
+    let batches: Vec<_> = (0..8)
+        .map(|_| play.play_fresh(&snapshot, config.rnad.batch_size))
+        .collect::<Result<_, _>>()?;
+    let (mut steps, mut decisions) = (0u64, 0u64);
+    let start = Instant::now();
+    while start.elapsed() < budget || steps < 3 {
+        let stats = learner.step(&batches[steps as usize % batches.len()])?;
+        steps += 1;
+        decisions += stats.decisions as u64;
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+
+    // Exact evaluation of the neural policy.
+    let tree = GameTree::build(game.as_ref())?;
+    let state = learner.state();
+    let timed = |f: &mut dyn FnMut() -> Result<(), LearnerError>| -> Result<f64, LearnerError> {
+        let runs = 20;
+        let start = Instant::now();
+        for _ in 0..runs {
+            f()?;
+        }
+        Ok(start.elapsed().as_secs_f64() / f64::from(runs))
+    };
+    let neural_nash_conv_seconds = timed(&mut || {
+        let policy = network_policy(&tree, &shape, &state.online)?;
+        std::hint::black_box(BestResponse::new(&tree).nash_conv(&policy));
+        Ok(())
+    })?;
+    let all_policy_kinds_seconds = timed(&mut || evaluate(&tree, &shape, state).map(|_| ()))?;
+
+    // The whole local run.
+    let _ = std::fs::remove_dir_all(scratch);
+    let mut e2e = config.clone();
+    e2e.run_dir = scratch.to_path_buf();
+    e2e.evaluation.interval_seconds = 0.0;
+    e2e.evaluation.interval_steps = 0;
+    e2e.checkpoint.interval_steps = u64::MAX;
+    let stop = Arc::new(AtomicBool::new(false));
+    let timer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(budget);
+            stop.store(true, Ordering::SeqCst);
+        })
+    };
+    let start = Instant::now();
+    let summary = run_local(e2e, LocalOptions::default(), stop)?;
+    let e2e_seconds = start.elapsed().as_secs_f64();
+    timer.join().expect("timer thread");
+    let samples = crate::checkpoint::load(&summary.checkpoint, config)?
+        .state
+        .samples;
+
+    Ok(BenchReport {
+        game: config.game.to_string(),
+        hidden: config.network.hidden.clone(),
+        batch_size: config.rnad.batch_size,
+        learner_steps_per_second: steps as f64 / elapsed,
+        learner_decisions_per_second: decisions as f64 / elapsed,
+        actor_decisions_per_second,
+        end_to_end_decisions_per_second: samples as f64 / e2e_seconds,
+        end_to_end_steps_per_second: summary.step as f64 / e2e_seconds,
+        neural_nash_conv_seconds,
+        all_policy_kinds_seconds,
+    })
+}
