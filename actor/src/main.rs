@@ -13,6 +13,6 @@ struct Cli {}
 
 fn main() -> ExitCode {
     Cli::parse();
-    eprintln!("rnad-actor: self-play actors are not implemented yet");
+    eprintln!("rnad-actor: the networked actor process is not implemented yet; `rnad-learner local` runs actors in-process");
     ExitCode::from(2)
 }
