@@ -1,5 +1,7 @@
 //! Self-play actors: many concurrent games advanced together, one batched
-//! forward pass of the policy network per step, finished games shipped as
-//! [`rnad_common::trajectory::Trajectory`] values.
+//! forward pass of the policy network per step, finished games shipped to
+//! the learner as [`rnad_common::trajectory::Trajectory`] values.
 
+pub mod metrics;
 pub mod selfplay;
+pub mod worker;

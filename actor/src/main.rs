@@ -1,18 +1,68 @@
-//! `rnad-actor`: self-play actor processes for the learner. Not built yet;
-//! until then it only says so.
+//! `rnad-actor`: a self-play actor process for an rnad learner.
 
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use clap::Parser;
+use rnad_actor::metrics::ActorMetrics;
+use rnad_actor::worker::{run, WorkerOptions};
 
-/// An rnad self-play actor. Not implemented yet: actors arrive with the
-/// learner.
+/// An rnad self-play actor: plays batched games with the learner's latest
+/// parameters and ships them to it. Gets the game and network from the
+/// learner; retries with capped backoff whenever the learner is away;
+/// SIGINT/SIGTERM exits 0.
 #[derive(Debug, Parser)]
 #[command(name = "rnad-actor", version)]
-struct Cli {}
+struct Cli {
+    /// The learner's address (HOST:PORT).
+    #[arg(long)]
+    learner: String,
+    /// Where to serve Prometheus metrics (/metrics), e.g. 0.0.0.0:9101.
+    #[arg(long)]
+    metrics: Option<SocketAddr>,
+    /// Concurrent games, advanced by one batched forward pass per step.
+    #[arg(long, default_value_t = 64)]
+    games: usize,
+    /// Seed of the actor's generator (give each actor its own).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Finished games per submit.
+    #[arg(long, default_value_t = 64)]
+    submit_every: usize,
+}
 
 fn main() -> ExitCode {
-    Cli::parse();
-    eprintln!("rnad-actor: the networked actor process is not implemented yet; `rnad-learner local` runs actors in-process");
-    ExitCode::from(2)
+    let cli = Cli::parse();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
+        eprintln!("warning: cannot install the SIGINT/SIGTERM handler: {e}");
+    }
+    let metrics = ActorMetrics::new();
+    let _runtime = match cli.metrics {
+        Some(addr) => match rnad_common::metrics::serve_blocking(addr, metrics.registry.clone()) {
+            Ok((runtime, bound)) => {
+                eprintln!("rnad-actor: metrics on http://{bound}/metrics");
+                Some(runtime)
+            }
+            Err(e) => {
+                eprintln!("error: --metrics {addr}: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
+    let options = WorkerOptions {
+        learner: cli.learner.clone(),
+        games: cli.games,
+        seed: cli.seed,
+        submit_every: cli.submit_every,
+        name: format!("rnad-actor (seed {})", cli.seed),
+    };
+    eprintln!("rnad-actor: playing for the learner at {}", cli.learner);
+    run(&options, &stop, &metrics);
+    eprintln!("rnad-actor: stopped");
+    ExitCode::SUCCESS
 }

@@ -10,7 +10,9 @@
 
 pub mod config;
 pub mod game;
+pub mod metrics;
 pub mod net;
 pub mod policy;
+pub mod proto;
 pub mod trajectory;
 pub mod tree;

@@ -29,6 +29,17 @@ pub struct NetShape {
 }
 
 impl NetShape {
+    /// The network a config asks for: the game's tensor size and action
+    /// count around the configured hidden layers.
+    pub fn for_config(config: &crate::config::Config) -> NetShape {
+        let game = config.game.load();
+        NetShape {
+            input: game.information_state_tensor_size(),
+            hidden: config.network.hidden.clone(),
+            actions: game.num_distinct_actions(),
+        }
+    }
+
     /// Names and shapes of every parameter tensor, in [`ParamSet`] order.
     pub fn param_names(&self) -> Vec<(String, Vec<usize>)> {
         let mut names = Vec::new();

@@ -32,6 +32,14 @@ pub enum EvaluatorError {
         /// What is wrong with it.
         source: PolicyError,
     },
+    /// An address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The game could not be enumerated for exact evaluation.
     #[error(transparent)]
     Tree(#[from] TreeError),

@@ -1,18 +1,16 @@
-//! Exact NashConv of the learner's policy kinds, and the run's history file.
+//! Exact NashConv of the learner's policy kinds, and a run's history file
+//! (`history.jsonl`, one line per evaluation), shared by the local run and
+//! `rnad-evaluator watch`.
 
 use std::io::Write;
 use std::path::Path;
 
 use rnad_common::net::{NetShape, ParamSet};
 use rnad_common::tree::GameTree;
-use rnad_evaluator::exploitability::BestResponse;
-use rnad_evaluator::neural::{
-    network_policy, post_process, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
-};
 use serde::{Deserialize, Serialize};
 
-use crate::error::LearnerError;
-use crate::rnad::LearnerState;
+use crate::exploitability::{BestResponse, NashConvReport};
+use crate::neural::{network_policy, post_process, POLICY_DISCRETIZATION, POLICY_THRESHOLD};
 
 /// NashConv of each policy kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -40,42 +38,82 @@ pub struct HistoryEntry {
     pub nash_conv: NashConvs,
 }
 
-/// Evaluates every policy kind of `state` exactly.
+/// The parameter sets evaluated during training.
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyKinds<'a> {
+    /// θ.
+    pub online: &'a ParamSet,
+    /// θ_target.
+    pub target: &'a ParamSet,
+    /// θ_reg.
+    pub reg: &'a ParamSet,
+}
+
+/// Full reports per policy kind, in [`NashConvs`] order.
+#[derive(Clone, Debug)]
+pub struct KindReports {
+    /// (name, report) for online, target, target_postprocessed, reg.
+    pub reports: Vec<(&'static str, NashConvReport)>,
+}
+
+impl KindReports {
+    /// Just the NashConv values.
+    pub fn nash_convs(&self) -> NashConvs {
+        let get = |name: &str| {
+            self.reports
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, r)| r.nash_conv)
+                .expect("every kind is evaluated")
+        };
+        NashConvs {
+            online: get("online"),
+            target: get("target"),
+            target_postprocessed: get("target_postprocessed"),
+            reg: get("reg"),
+        }
+    }
+}
+
+/// Evaluates every policy kind exactly: one batched forward pass per
+/// parameter set, then the best responses.
 pub fn evaluate(
     tree: &GameTree,
     shape: &NetShape,
-    state: &LearnerState,
-) -> Result<NashConvs, LearnerError> {
+    kinds: PolicyKinds,
+) -> candle_core::Result<KindReports> {
     let mut best_response = BestResponse::new(tree);
-    let mut nash_conv = |params: &ParamSet| -> Result<(f64, _), LearnerError> {
-        let policy = network_policy(tree, shape, params)?;
-        Ok((best_response.nash_conv(&policy).nash_conv, policy))
-    };
-    let (online, _) = nash_conv(&state.online)?;
-    let (target, target_policy) = nash_conv(&state.target)?;
-    let (reg, _) = nash_conv(&state.reg)?;
+    let target_policy = network_policy(tree, shape, kinds.target)?;
     let processed = post_process(
         tree,
         &target_policy,
         POLICY_THRESHOLD,
         POLICY_DISCRETIZATION,
     );
-    let target_postprocessed = BestResponse::new(tree).nash_conv(&processed).nash_conv;
-    Ok(NashConvs {
-        online,
-        target,
-        target_postprocessed,
-        reg,
-    })
+    let reports = vec![
+        (
+            "online",
+            best_response.nash_conv(&network_policy(tree, shape, kinds.online)?),
+        ),
+        ("target", best_response.nash_conv(&target_policy)),
+        ("target_postprocessed", best_response.nash_conv(&processed)),
+        (
+            "reg",
+            best_response.nash_conv(&network_policy(tree, shape, kinds.reg)?),
+        ),
+    ];
+    Ok(KindReports { reports })
 }
 
 /// Appends one entry to the history file.
-pub fn append_history(path: &Path, entry: &HistoryEntry) -> Result<(), LearnerError> {
+pub fn append_history(path: &Path, entry: &HistoryEntry) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(path)
-        .map_err(|e| LearnerError::io(path, e))?;
+        .open(path)?;
     let line = serde_json::to_string(entry).expect("history entry serialises");
-    writeln!(file, "{line}").map_err(|e| LearnerError::io(path, e))
+    writeln!(file, "{line}")
 }

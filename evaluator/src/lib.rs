@@ -7,4 +7,7 @@ pub mod cfr;
 pub mod commands;
 pub mod error;
 pub mod exploitability;
+pub mod history;
+pub mod metrics;
 pub mod neural;
+pub mod watch;

@@ -8,15 +8,16 @@ use std::time::{Duration, Instant};
 
 use rnad_actor::selfplay::{PolicySnapshot, SelfPlay};
 use rnad_common::config::Config;
+use rnad_common::net::NetShape;
 use rnad_common::tree::GameTree;
 use rnad_evaluator::exploitability::BestResponse;
+use rnad_evaluator::history::{evaluate, PolicyKinds};
 use rnad_evaluator::neural::network_policy;
 use serde::Serialize;
 
 use crate::error::LearnerError;
-use crate::evaluation::evaluate;
 use crate::local::{run_local, LocalOptions};
-use crate::rnad::{net_shape, Learner};
+use crate::rnad::Learner;
 
 /// Everything `bench` measures.
 #[derive(Debug, Serialize)]
@@ -50,7 +51,7 @@ pub struct BenchReport {
 pub fn run(config: &Config, seconds: f64, scratch: &Path) -> Result<BenchReport, LearnerError> {
     let budget = Duration::from_secs_f64(seconds);
     let game = config.game.load();
-    let shape = net_shape(config);
+    let shape = NetShape::for_config(config);
     let mut learner = Learner::new(config)?;
     let snapshot = PolicySnapshot {
         version: 0,
@@ -99,7 +100,12 @@ pub fn run(config: &Config, seconds: f64, scratch: &Path) -> Result<BenchReport,
         std::hint::black_box(BestResponse::new(&tree).nash_conv(&policy));
         Ok(())
     })?;
-    let all_policy_kinds_seconds = timed(&mut || evaluate(&tree, &shape, state).map(|_| ()))?;
+    let kinds = PolicyKinds {
+        online: &state.online,
+        target: &state.target,
+        reg: &state.reg,
+    };
+    let all_policy_kinds_seconds = timed(&mut || Ok(evaluate(&tree, &shape, kinds).map(|_| ())?))?;
 
     // The whole local run.
     let _ = std::fs::remove_dir_all(scratch);

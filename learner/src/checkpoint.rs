@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::adam::Adam;
 use crate::error::LearnerError;
-use crate::rnad::{net_shape, LearnerState};
+use crate::rnad::LearnerState;
 
 const FORMAT: &str = "rnad-checkpoint-1";
 const PREFIX: &str = "checkpoint-";
@@ -86,7 +86,7 @@ pub fn save(
     keep: usize,
 ) -> Result<PathBuf, LearnerError> {
     std::fs::create_dir_all(dir).map_err(|e| LearnerError::io(dir, e))?;
-    let shape = net_shape(config);
+    let shape = NetShape::for_config(config);
     let mut tensors: HashMap<String, Tensor> = HashMap::new();
     for (prefix, set) in [
         ("online.", &state.online),
@@ -192,7 +192,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
     }
     let tensors = candle_core::safetensors::load_buffer(&bytes, &Device::Cpu)
         .map_err(|e| corrupt(format!("tensors unreadable ({e})")))?;
-    let shape: NetShape = net_shape(config);
+    let shape = NetShape::for_config(config);
     let set = |prefix: &str| ParamSet::from_named(&shape, prefix, &tensors).map_err(corrupt);
     let r = &config.rnad;
     let adam = Adam {

@@ -35,6 +35,14 @@ pub enum LearnerError {
         /// What differs.
         message: String,
     },
+    /// An address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
     /// A tensor computation failed.
     #[error("tensor computation failed: {0}")]
     Tensor(#[from] candle_core::Error),

@@ -1,5 +1,6 @@
 //! `rnad-learner`: the R-NaD learner's command line.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,6 +10,8 @@ use clap::{Parser, Subcommand};
 use rnad_common::config::Config;
 use rnad_learner::error::LearnerError;
 use rnad_learner::local::{run_local, LocalOptions};
+use rnad_learner::serve::{run_serve, ServeOptions};
+use rnad_learner::training::TrainOptions;
 
 /// The project's default experiment (`configs/leduc.toml`).
 const DEFAULT_CONFIG: &str = include_str!("../../configs/leduc.toml");
@@ -41,6 +44,27 @@ enum Command {
         /// overrides the config's `run_dir`.
         #[arg(long)]
         run_dir: Option<PathBuf>,
+    },
+    /// Serve actors and evaluators over tarpc and train. SIGINT/SIGTERM
+    /// saves a checkpoint and exits 0; started again on the same run
+    /// directory it resumes.
+    Serve {
+        /// Experiment config (TOML). Default: RUN_DIR/config.toml when
+        /// resuming, else the built-in configs/leduc.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Address of the tarpc service, e.g. 0.0.0.0:7000.
+        #[arg(long)]
+        listen: SocketAddr,
+        /// Address of the Prometheus endpoint (/metrics), e.g. 0.0.0.0:9100.
+        #[arg(long)]
+        metrics: Option<SocketAddr>,
+        /// Run directory; overrides the config's `run_dir`.
+        #[arg(long)]
+        run_dir: Option<PathBuf>,
+        /// Stop when the learner reaches this step.
+        #[arg(long)]
+        max_steps: Option<u64>,
     },
     /// Measure learner steps/s, decisions/s (learner alone, one actor
     /// alone, the whole local run) and one neural-policy NashConv; write
@@ -84,6 +108,13 @@ fn main() -> ExitCode {
             max_steps,
             run_dir,
         } => local(config, max_steps, run_dir),
+        Command::Serve {
+            config,
+            listen,
+            metrics,
+            run_dir,
+            max_steps,
+        } => serve(config, listen, metrics, run_dir, max_steps),
         Command::Bench {
             config,
             seconds,
@@ -99,16 +130,50 @@ fn main() -> ExitCode {
     }
 }
 
-fn local(
-    config: Option<PathBuf>,
-    max_steps: Option<u64>,
-    run_dir: Option<PathBuf>,
-) -> Result<(), LearnerError> {
+/// A flag that SIGINT and SIGTERM set.
+fn stop_on_signals() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     let handler_flag = stop.clone();
     if let Err(e) = ctrlc::set_handler(move || handler_flag.store(true, Ordering::SeqCst)) {
         eprintln!("warning: cannot install the Ctrl-C/SIGTERM handler: {e}");
     }
+    stop
+}
+
+fn serve(
+    config: Option<PathBuf>,
+    listen: SocketAddr,
+    metrics: Option<SocketAddr>,
+    run_dir: Option<PathBuf>,
+    max_steps: Option<u64>,
+) -> Result<(), LearnerError> {
+    let stop = stop_on_signals();
+    let config = resolve_config(config, run_dir)?;
+    let options = ServeOptions {
+        listen,
+        metrics,
+        train: TrainOptions {
+            max_steps,
+            progress: true,
+            evaluate: false,
+        },
+    };
+    run_serve(config, options, stop, |bound| {
+        let metrics = bound.metrics.map_or_else(
+            || "no metrics endpoint".to_string(),
+            |a| format!("metrics on http://{a}/metrics"),
+        );
+        eprintln!("rnad-learner: serving on {}, {metrics}", bound.service);
+    })?;
+    Ok(())
+}
+
+fn local(
+    config: Option<PathBuf>,
+    max_steps: Option<u64>,
+    run_dir: Option<PathBuf>,
+) -> Result<(), LearnerError> {
+    let stop = stop_on_signals();
     let config = resolve_config(config, run_dir)?;
     let options = LocalOptions {
         max_steps,

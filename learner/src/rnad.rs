@@ -64,20 +64,10 @@ pub struct Learner {
     state: LearnerState,
 }
 
-/// The network shape a config asks for.
-pub fn net_shape(config: &Config) -> NetShape {
-    let game = config.game.load();
-    NetShape {
-        input: game.information_state_tensor_size(),
-        hidden: config.network.hidden.clone(),
-        actions: game.num_distinct_actions(),
-    }
-}
-
 impl Learner {
     /// A fresh learner: all four parameter sets equal, drawn from the seed.
     pub fn new(config: &Config) -> Result<Learner> {
-        let shape = net_shape(config);
+        let shape = NetShape::for_config(config);
         let params = ParamSet::init(&shape, config.seed)?;
         let r = &config.rnad;
         let adam = Adam::new(
@@ -105,7 +95,7 @@ impl Learner {
         let r = &config.rnad;
         Learner {
             rnad: r.clone(),
-            shape: net_shape(config),
+            shape: NetShape::for_config(config),
             players: config.game.load().num_players(),
             schedule: EntropySchedule::new(
                 r.entropy_schedule_size.clone(),
@@ -176,44 +166,8 @@ impl Learner {
         let pi_v = pi.flatten_all()?.to_vec1::<f32>()?;
         let log_reg_v = log_reg.flatten_all()?.to_vec1::<f32>()?;
         let value_v = target_values.to_vec1::<f32>()?;
-        let mut value_target = vec![0.0f32; n];
-        let mut q = vec![0.0f32; n * actions];
-        let valid = vec![true; n];
-        for span in &batch.spans {
-            let rows = span.clone();
-            let cells = rows.start * actions..rows.end * actions;
-            for player in 0..self.players {
-                let input = VTraceInput {
-                    valid: &valid[rows.clone()],
-                    player: &batch.player[rows.clone()],
-                    action: &batch.action[rows.clone()],
-                    behaviour: &batch.behaviour[rows.clone()],
-                    reward: &batch.rewards_of(player)[rows.clone()],
-                    value: &value_v[rows.clone()],
-                    policy: &pi_v[cells.clone()],
-                    log_reg: &log_reg_v[cells.clone()],
-                    num_actions: actions,
-                };
-                v_trace(
-                    &input,
-                    player as u8,
-                    self.rnad.eta,
-                    &mut value_target[rows.clone()],
-                    &mut q[cells.clone()],
-                );
-            }
-        }
-
-        // Each player's steps are averaged separately, then summed.
-        let mut per_player = vec![0usize; self.players];
-        for &p in &batch.player {
-            per_player[usize::from(p)] += 1;
-        }
-        let weights: Vec<f32> = batch
-            .player
-            .iter()
-            .map(|&p| 1.0 / per_player[usize::from(p)] as f32)
-            .collect();
+        let (value_target, q) = self.v_trace_targets(&batch, &pi_v, &log_reg_v, &value_v);
+        let weights = player_weights(&batch, self.players);
 
         // 4. Value loss.
         let weights_t = Tensor::from_slice(&weights, n, &device)?;
@@ -278,10 +232,63 @@ impl Learner {
         })
     }
 
+    /// Value targets and q-values of every row, each from the v-trace of
+    /// the row's acting player over the row's trajectory.
+    fn v_trace_targets(
+        &self,
+        batch: &Batch,
+        pi: &[f32],
+        log_reg: &[f32],
+        value: &[f32],
+    ) -> (Vec<f32>, Vec<f32>) {
+        let actions = self.shape.actions;
+        let mut value_target = vec![0.0f32; batch.rows];
+        let mut q = vec![0.0f32; batch.rows * actions];
+        let valid = vec![true; batch.rows];
+        for rows in batch.spans.iter().cloned() {
+            let cells = rows.start * actions..rows.end * actions;
+            for player in 0..self.players {
+                let input = VTraceInput {
+                    valid: &valid[rows.clone()],
+                    player: &batch.player[rows.clone()],
+                    action: &batch.action[rows.clone()],
+                    behaviour: &batch.behaviour[rows.clone()],
+                    reward: &batch.rewards_of(player)[rows.clone()],
+                    value: &value[rows.clone()],
+                    policy: &pi[cells.clone()],
+                    log_reg: &log_reg[cells.clone()],
+                    num_actions: actions,
+                };
+                v_trace(
+                    &input,
+                    player as u8,
+                    self.rnad.eta,
+                    &mut value_target[rows.clone()],
+                    &mut q[cells.clone()],
+                );
+            }
+        }
+        (value_target, q)
+    }
+
     /// The averaging mode.
     pub fn averaging(&self) -> Averaging {
         self.rnad.averaging
     }
+}
+
+/// Per-row loss weights: each player's rows are averaged separately (weight
+/// 1 / that player's row count), then the players' losses are summed.
+fn player_weights(batch: &Batch, players: usize) -> Vec<f32> {
+    let mut per_player = vec![0usize; players];
+    for &p in &batch.player {
+        per_player[usize::from(p)] += 1;
+    }
+    batch
+        .player
+        .iter()
+        .map(|&p| 1.0 / per_player[usize::from(p)] as f32)
+        .collect()
 }
 
 /// What the NeuRD force needs per row (all row-major, `A` per row).

@@ -7,9 +7,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use rnad_common::config::Config;
+use rnad_evaluator::history::HistoryEntry;
 use rnad_learner::checkpoint;
-use rnad_learner::evaluation::HistoryEntry;
-use rnad_learner::local::{run_local, LocalOptions, RunSummary};
+use rnad_learner::local::{run_local, LocalOptions};
+use rnad_learner::training::RunSummary;
 
 fn kuhn_config(run_dir: &Path) -> Config {
     let text =

@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod eval;
 pub mod solve;
+pub mod watch;
 
 use std::io::Write;
 use std::path::Path;
@@ -36,6 +37,8 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// Solve a game with tabular CFR+ and write the average policy.
     Solve(solve::SolveArgs),
+    /// Evaluate a running learner's policies at every new version.
+    Watch(watch::WatchArgs),
     /// Time one exact NashConv and one CFR+ iteration; write the figures.
     Bench(bench::BenchArgs),
 }
@@ -47,6 +50,7 @@ impl Cli {
             Command::Eval(args) => eval::run(args, out),
             Command::Solve(args) => solve::run(args, out),
             Command::Bench(args) => bench::run(args, out),
+            Command::Watch(args) => watch::run(args),
         }
     }
 }

@@ -1,0 +1,187 @@
+//! A networked actor: self-play against the learner's latest parameters,
+//! shipping finished games over tarpc, reconnecting for as long as it takes.
+//!
+//! Each session connects (a fresh tarpc client: a broken one stays broken),
+//! asks the learner for the run's config, fetches θ, then plays and submits
+//! batches, fetching θ again whenever a submit reports a newer version. Any
+//! error ends the session; the worker waits with capped exponential backoff
+//! and starts a new one. Only a stop request ends the worker.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rnad_common::config::Config;
+use rnad_common::net::NetShape;
+use rnad_common::proto::{self, Hello, LearnerServiceClient, PolicyKind, PROTOCOL_VERSION};
+
+use crate::metrics::ActorMetrics;
+use crate::selfplay::{PolicySnapshot, SelfPlay};
+
+/// First wait after a failure.
+const BACKOFF_START: Duration = Duration::from_millis(100);
+/// Longest wait between attempts.
+const BACKOFF_CAP: Duration = Duration::from_secs(5);
+/// Granularity of waits, so a stop request is seen promptly.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// What a worker does.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// The learner's address (`HOST:PORT`).
+    pub learner: String,
+    /// Concurrent games.
+    pub games: usize,
+    /// Seed of the first session's generator (later sessions add their
+    /// index).
+    pub seed: u64,
+    /// Finished games per submit.
+    pub submit_every: usize,
+    /// Name used in log lines.
+    pub name: String,
+}
+
+/// Runs sessions until `stop` is set.
+pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let mut backoff = BACKOFF_START;
+    let mut session = 0u64;
+    while !stop.load(Ordering::SeqCst) {
+        let mut connected = false;
+        let result = runtime.block_on(play_session(
+            options,
+            session,
+            stop,
+            metrics,
+            &mut connected,
+        ));
+        session += 1;
+        if connected {
+            backoff = BACKOFF_START;
+        }
+        match result {
+            Ok(()) => return,
+            Err(_) if stop.load(Ordering::SeqCst) => return,
+            Err(e) => {
+                metrics.errors_total.inc();
+                metrics.reconnects_total.inc();
+                eprintln!(
+                    "{}: {e}; reconnecting to {} in {backoff:?}",
+                    options.name, options.learner
+                );
+            }
+        }
+        sleep_unless_stopped(backoff, stop);
+        backoff = (backoff * 2).min(BACKOFF_CAP);
+    }
+}
+
+fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
+    let mut left = total;
+    while !left.is_zero() && !stop.load(Ordering::SeqCst) {
+        let slice = left.min(STOP_POLL);
+        std::thread::sleep(slice);
+        left -= slice;
+    }
+}
+
+async fn fetch_online(
+    client: &LearnerServiceClient,
+    hello: &Hello,
+    have: Option<u64>,
+    shape: &NetShape,
+) -> Result<Option<PolicySnapshot>, String> {
+    let reply = client
+        .fetch_params(
+            proto::context(),
+            hello.clone(),
+            have,
+            vec![PolicyKind::Online],
+        )
+        .await
+        .map_err(|e| format!("fetching parameters: {e}"))?
+        .map_err(|e| e.to_string())?;
+    let Some(params) = reply else {
+        return Ok(None);
+    };
+    let (_, wire) = params
+        .sets
+        .first()
+        .ok_or("the learner sent no parameter set")?;
+    let params_set = wire
+        .to_set(shape)
+        .map_err(|e| format!("parameters do not fit the network: {e}"))?;
+    Ok(Some(PolicySnapshot {
+        version: params.version,
+        params: params_set,
+    }))
+}
+
+/// One connection's worth of self-play; `Ok` only when stopped.
+async fn play_session(
+    options: &WorkerOptions,
+    session: u64,
+    stop: &AtomicBool,
+    metrics: &ActorMetrics,
+    connected: &mut bool,
+) -> Result<(), String> {
+    let client = proto::connect(&options.learner)
+        .await
+        .map_err(|e| format!("cannot connect: {e}"))?;
+    let info = client
+        .info(proto::context(), PROTOCOL_VERSION)
+        .await
+        .map_err(|e| format!("asking for the run's config: {e}"))?
+        .map_err(|e| e.to_string())?;
+    let config =
+        Config::from_toml(&info.config_toml, "the learner's config").map_err(|e| e.to_string())?;
+    let hello = Hello {
+        protocol: PROTOCOL_VERSION,
+        config_hash: info.config_hash,
+    };
+    let shape = NetShape::for_config(&config);
+    let mut snapshot = fetch_online(&client, &hello, None, &shape)
+        .await?
+        .ok_or("the learner sent no parameters")?;
+    metrics.param_fetches_total.inc();
+    *connected = true;
+    let mut play = SelfPlay::new(
+        config.game.load(),
+        shape.clone(),
+        options.games,
+        options.seed.wrapping_add(session),
+    );
+    let mut pending = Vec::new();
+    while !stop.load(Ordering::SeqCst) {
+        let before = play.decisions();
+        let finished = play
+            .step(&snapshot)
+            .map_err(|e| format!("forward pass: {e}"))?;
+        metrics.steps_total.inc_by(play.decisions() - before);
+        metrics.games_total.inc_by(finished.len() as u64);
+        pending.extend(finished);
+        if pending.len() < options.submit_every {
+            continue;
+        }
+        let ack = client
+            .submit(
+                proto::context(),
+                hello.clone(),
+                std::mem::take(&mut pending),
+            )
+            .await
+            .map_err(|e| format!("submitting: {e}"))?
+            .map_err(|e| e.to_string())?;
+        if ack.version != snapshot.version {
+            if let Some(newer) =
+                fetch_online(&client, &hello, Some(snapshot.version), &shape).await?
+            {
+                snapshot = newer;
+                metrics.param_fetches_total.inc();
+            }
+        }
+    }
+    Ok(())
+}

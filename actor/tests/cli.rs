@@ -1,0 +1,52 @@
+//! `rnad-actor` as a process: with no learner to talk to it keeps retrying
+//! (it never exits on a network error) and SIGTERM ends it with status 0.
+
+use std::net::{Ipv4Addr, TcpListener};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[test]
+fn retries_while_the_learner_is_away_and_exits_zero_on_sigterm() {
+    let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("actor-retry.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rnad-actor"))
+        .args(["--learner", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_to_string(&log)
+        .unwrap()
+        .matches("reconnecting")
+        .count()
+        < 3
+    {
+        assert!(Instant::now() < deadline, "no retries logged");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the actor exited on a network error"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the actor ignored SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("cannot connect"), "{text}");
+}

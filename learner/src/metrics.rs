@@ -1,0 +1,137 @@
+//! The learner's Prometheus metrics.
+
+use prometheus::{Gauge, GaugeVec};
+use prometheus::{Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts, Registry};
+
+/// Every metric the learner exports, registered in one registry.
+#[derive(Clone, Debug)]
+pub struct LearnerMetrics {
+    /// The registry to serve.
+    pub registry: Registry,
+    /// The run's learner step (continues across restarts).
+    pub step: IntGauge,
+    /// Learner steps taken by this process.
+    pub steps_total: IntCounter,
+    /// Decisions consumed by this process.
+    pub samples_total: IntCounter,
+    /// Loss terms of the last step (`term` = value, neurd).
+    pub loss: GaugeVec,
+    /// Trajectories waiting in the queue.
+    pub queue_depth: IntGauge,
+    /// Version of the published parameters.
+    pub param_version: IntGauge,
+    /// Parameter versions between a trajectory's and the learner's.
+    pub policy_lag: Histogram,
+    /// Seconds per learner step.
+    pub step_seconds: Histogram,
+    /// Batches refused (`reason` = protocol, config, invalid).
+    pub rejected_batches_total: IntCounterVec,
+    /// Trajectories dropped for being too stale.
+    pub dropped_trajectories_total: IntCounter,
+    /// The entropy schedule's α at the last step.
+    pub alpha: Gauge,
+}
+
+impl LearnerMetrics {
+    /// Creates and registers every metric.
+    pub fn new() -> LearnerMetrics {
+        let registry = Registry::new();
+        let lag_buckets = vec![0.0, 1.0, 2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0, 55.0];
+        let metrics = LearnerMetrics {
+            step: IntGauge::new(
+                "rnad_learner_step",
+                "The run's current learner step (continues across restarts).",
+            )
+            .unwrap(),
+            steps_total: IntCounter::new(
+                "rnad_learner_steps_total",
+                "Learner steps taken by this process.",
+            )
+            .unwrap(),
+            samples_total: IntCounter::new(
+                "rnad_learner_samples_total",
+                "Decisions consumed by this process.",
+            )
+            .unwrap(),
+            loss: GaugeVec::new(
+                Opts::new("rnad_learner_loss", "Loss terms of the last learner step."),
+                &["term"],
+            )
+            .unwrap(),
+            queue_depth: IntGauge::new(
+                "rnad_learner_queue_depth",
+                "Trajectories waiting in the learner's queue.",
+            )
+            .unwrap(),
+            param_version: IntGauge::new(
+                "rnad_learner_param_version",
+                "Version of the published parameters.",
+            )
+            .unwrap(),
+            policy_lag: Histogram::with_opts(
+                HistogramOpts::new(
+                    "rnad_learner_policy_lag",
+                    "Parameter versions between a consumed trajectory and the learner.",
+                )
+                .buckets(lag_buckets),
+            )
+            .unwrap(),
+            step_seconds: Histogram::with_opts(
+                HistogramOpts::new("rnad_learner_step_seconds", "Seconds per learner step.")
+                    .buckets(prometheus::exponential_buckets(0.0005, 2.0, 14).unwrap()),
+            )
+            .unwrap(),
+            rejected_batches_total: IntCounterVec::new(
+                Opts::new(
+                    "rnad_learner_rejected_batches_total",
+                    "Submitted batches refused, by reason.",
+                ),
+                &["reason"],
+            )
+            .unwrap(),
+            dropped_trajectories_total: IntCounter::new(
+                "rnad_learner_dropped_trajectories_total",
+                "Trajectories dropped for being older than the allowed policy lag.",
+            )
+            .unwrap(),
+            alpha: Gauge::new(
+                "rnad_learner_alpha",
+                "The entropy schedule's alpha at the last step.",
+            )
+            .unwrap(),
+            registry,
+        };
+        let collectors: [Box<dyn prometheus::core::Collector>; 11] = [
+            Box::new(metrics.step.clone()),
+            Box::new(metrics.steps_total.clone()),
+            Box::new(metrics.samples_total.clone()),
+            Box::new(metrics.loss.clone()),
+            Box::new(metrics.queue_depth.clone()),
+            Box::new(metrics.param_version.clone()),
+            Box::new(metrics.policy_lag.clone()),
+            Box::new(metrics.step_seconds.clone()),
+            Box::new(metrics.rejected_batches_total.clone()),
+            Box::new(metrics.dropped_trajectories_total.clone()),
+            Box::new(metrics.alpha.clone()),
+        ];
+        for c in collectors {
+            metrics
+                .registry
+                .register(c)
+                .expect("metric names are unique");
+        }
+        for reason in ["protocol", "config", "invalid"] {
+            metrics.rejected_batches_total.with_label_values(&[reason]);
+        }
+        for term in ["value", "neurd"] {
+            metrics.loss.with_label_values(&[term]);
+        }
+        metrics
+    }
+}
+
+impl Default for LearnerMetrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}

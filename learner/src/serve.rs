@@ -1,0 +1,87 @@
+//! A learner serving the tarpc protocol: the service and the metrics
+//! endpoint on a tokio runtime, the training loop on the calling thread.
+
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use rnad_common::config::Config;
+
+use crate::error::LearnerError;
+use crate::metrics::LearnerMetrics;
+use crate::service::{self, Hub};
+use crate::training::{published, resume, RunDir, RunSummary, Source, TrainOptions, Trainer};
+
+/// Where a served learner listens.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// The tarpc service's address.
+    pub listen: SocketAddr,
+    /// The Prometheus endpoint's address, if any.
+    pub metrics: Option<SocketAddr>,
+    /// How training behaves.
+    pub train: TrainOptions,
+}
+
+/// The addresses a served learner bound (useful with port 0).
+#[derive(Clone, Copy, Debug)]
+pub struct Bound {
+    /// The tarpc service.
+    pub service: SocketAddr,
+    /// The metrics endpoint.
+    pub metrics: Option<SocketAddr>,
+}
+
+/// Serves and trains until `stop`; `ready` is called once the service
+/// listens (before training starts).
+pub fn run_serve(
+    config: Config,
+    options: ServeOptions,
+    stop: Arc<AtomicBool>,
+    ready: impl FnOnce(Bound),
+) -> Result<RunSummary, LearnerError> {
+    config.validate()?;
+    let dir = RunDir::create(&config)?;
+    let resumed = resume(&config, &dir, options.train.progress)?;
+    let mut learner = resumed.learner;
+    let metrics = LearnerMetrics::new();
+    let (hub, receiver) = Hub::new(&config, published(&learner), metrics.clone());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("learner-rpc")
+        .enable_all()
+        .build()
+        .map_err(|e| LearnerError::io(std::path::Path::new("tokio runtime"), e))?;
+    let bound = runtime.block_on(async {
+        let service = service::serve(options.listen, hub.clone())
+            .await
+            .map_err(|e| LearnerError::Bind {
+                addr: options.listen,
+                source: e,
+            })?;
+        let metrics_addr = match options.metrics {
+            Some(addr) => Some(
+                rnad_common::metrics::serve(addr, metrics.registry.clone())
+                    .await
+                    .map_err(|e| LearnerError::Bind { addr, source: e })?,
+            ),
+            None => None,
+        };
+        Ok::<_, LearnerError>(Bound {
+            service,
+            metrics: metrics_addr,
+        })
+    })?;
+    ready(bound);
+    let mut trainer = Trainer {
+        config: &config,
+        dir: &dir,
+        hub: &hub,
+        source: Source::Queue(receiver),
+        wall_offset: resumed.wall_offset,
+    };
+    let result = trainer.run(&mut learner, &options.train, &stop);
+    hub.stop_accepting();
+    runtime.shutdown_background();
+    result
+}

@@ -1,0 +1,276 @@
+//! The learner's tarpc service: what actors and evaluators call.
+//!
+//! [`Hub`] is the state the training thread shares with the service: the
+//! published parameters, the bounded trajectory queue and the metrics.
+//! Submitted batches are checked (protocol, config hash, every trajectory's
+//! shapes and values) before anything is queued; a full queue makes
+//! `submit` wait, which is the backpressure that keeps memory bounded
+//! however many actors push.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+use futures::prelude::*;
+use rnad_common::config::Config;
+use rnad_common::net::ParamSet;
+use rnad_common::proto::{
+    config_hash, config_identity, Hello, LearnerService, Params, PolicyKind, ProtoError, RunInfo,
+    Status, SubmitAck, WireParams, MAX_FRAME_LENGTH, PROTOCOL_VERSION,
+};
+use rnad_common::trajectory::{Dims, Trajectory};
+use tarpc::context::Context;
+use tarpc::server::{BaseChannel, Channel};
+use tarpc::tokio_serde::formats::Bincode;
+
+use crate::metrics::LearnerMetrics;
+
+/// How long a submit waits between tries at a full queue.
+const QUEUE_RETRY: Duration = Duration::from_millis(5);
+
+/// Parameters as last published by the training thread.
+#[derive(Clone, Debug)]
+pub struct Published {
+    /// The learner step that produced them.
+    pub version: u64,
+    /// Decisions consumed so far.
+    pub samples: u64,
+    /// θ.
+    pub online: ParamSet,
+    /// θ_target.
+    pub target: ParamSet,
+    /// θ_reg.
+    pub reg: ParamSet,
+}
+
+/// State shared by the training thread and the service.
+#[derive(Debug)]
+pub struct Hub {
+    config: Config,
+    hash: u64,
+    dims: Dims,
+    published: RwLock<Arc<Published>>,
+    queue: Sender<Trajectory>,
+    stopping: AtomicBool,
+    /// The learner's metrics.
+    pub metrics: LearnerMetrics,
+}
+
+impl Hub {
+    /// A hub for `config` with initial parameters; returns the receiving end
+    /// of the trajectory queue for the training thread.
+    pub fn new(
+        config: &Config,
+        initial: Published,
+        metrics: LearnerMetrics,
+    ) -> (Arc<Hub>, Receiver<Trajectory>) {
+        let game = config.game.load();
+        let (queue, receiver) = crossbeam_channel::bounded(config.actors.queue_capacity);
+        metrics.param_version.set(initial.version as i64);
+        metrics.step.set(initial.version as i64);
+        let hub = Hub {
+            hash: config_hash(config),
+            dims: Dims {
+                obs: game.information_state_tensor_size(),
+                actions: game.num_distinct_actions(),
+                players: game.num_players(),
+                max_len: config.rnad.trajectory_max,
+            },
+            config: config.clone(),
+            published: RwLock::new(Arc::new(initial)),
+            queue,
+            stopping: AtomicBool::new(false),
+            metrics,
+        };
+        (Arc::new(hub), receiver)
+    }
+
+    /// Makes new parameters visible to callers.
+    pub fn publish(&self, published: Published) {
+        self.metrics.param_version.set(published.version as i64);
+        *self.published.write().expect("published lock") = Arc::new(published);
+    }
+
+    /// The latest published parameters.
+    pub fn latest(&self) -> Arc<Published> {
+        self.published.read().expect("published lock").clone()
+    }
+
+    /// Trajectories waiting.
+    pub fn queue_depth(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Refuses new work from now on.
+    pub fn stop_accepting(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a trajectory made with `version` is too old to use now.
+    pub fn is_stale(&self, version: u64) -> bool {
+        self.latest().version.saturating_sub(version) > self.config.actors.max_policy_lag
+    }
+
+    fn check(&self, hello: &Hello) -> Result<(), ProtoError> {
+        if hello.protocol != PROTOCOL_VERSION {
+            return Err(ProtoError::Protocol {
+                learner: PROTOCOL_VERSION,
+                caller: hello.protocol,
+            });
+        }
+        if hello.config_hash != self.hash {
+            return Err(ProtoError::Config {
+                learner: config_identity(&self.config),
+                caller: hello.config_hash,
+            });
+        }
+        if self.stopping.load(Ordering::SeqCst) {
+            return Err(ProtoError::ShuttingDown);
+        }
+        Ok(())
+    }
+
+    fn reject(&self, error: ProtoError) -> ProtoError {
+        let reason = match error {
+            ProtoError::Protocol { .. } => "protocol",
+            ProtoError::Config { .. } => "config",
+            _ => "invalid",
+        };
+        self.metrics
+            .rejected_batches_total
+            .with_label_values(&[reason])
+            .inc();
+        error
+    }
+}
+
+/// One connection's handle on the hub.
+#[derive(Clone)]
+struct Service(Arc<Hub>);
+
+impl LearnerService for Service {
+    async fn info(self, _: Context, protocol: u32) -> Result<RunInfo, ProtoError> {
+        if protocol != PROTOCOL_VERSION {
+            return Err(ProtoError::Protocol {
+                learner: PROTOCOL_VERSION,
+                caller: protocol,
+            });
+        }
+        Ok(RunInfo {
+            config_toml: self.0.config.to_toml(),
+            config_hash: self.0.hash,
+            version: self.0.latest().version,
+        })
+    }
+
+    async fn fetch_params(
+        self,
+        _: Context,
+        hello: Hello,
+        have: Option<u64>,
+        kinds: Vec<PolicyKind>,
+    ) -> Result<Option<Params>, ProtoError> {
+        self.0.check(&hello)?;
+        let latest = self.0.latest();
+        if have == Some(latest.version) {
+            return Ok(None);
+        }
+        let sets = kinds
+            .into_iter()
+            .map(|kind| {
+                let set = match kind {
+                    PolicyKind::Online => &latest.online,
+                    PolicyKind::Target => &latest.target,
+                    PolicyKind::Reg => &latest.reg,
+                };
+                WireParams::from_set(set).map(|w| (kind, w))
+            })
+            .collect::<candle_core::Result<_>>()
+            .map_err(|e| ProtoError::BadBatch(format!("cannot export parameters: {e}")))?;
+        Ok(Some(Params {
+            version: latest.version,
+            samples: latest.samples,
+            sets,
+        }))
+    }
+
+    async fn submit(
+        self,
+        _: Context,
+        hello: Hello,
+        trajectories: Vec<Trajectory>,
+    ) -> Result<SubmitAck, ProtoError> {
+        let hub = &self.0;
+        hub.check(&hello).map_err(|e| hub.reject(e))?;
+        for (i, trajectory) in trajectories.iter().enumerate() {
+            trajectory
+                .validate(&hub.dims)
+                .map_err(|e| hub.reject(ProtoError::BadBatch(format!("trajectory {i}: {e}"))))?;
+        }
+        let (mut accepted, mut dropped) = (0, 0);
+        for mut trajectory in trajectories {
+            if hub.is_stale(trajectory.param_version) {
+                hub.metrics.dropped_trajectories_total.inc();
+                dropped += 1;
+                continue;
+            }
+            loop {
+                match hub.queue.try_send(trajectory) {
+                    Ok(()) => break,
+                    Err(TrySendError::Full(t)) => {
+                        if hub.stopping.load(Ordering::SeqCst) {
+                            return Err(ProtoError::ShuttingDown);
+                        }
+                        trajectory = t;
+                        tokio::time::sleep(QUEUE_RETRY).await;
+                    }
+                    Err(TrySendError::Disconnected(_)) => return Err(ProtoError::ShuttingDown),
+                }
+            }
+            accepted += 1;
+        }
+        hub.metrics.queue_depth.set(hub.queue_depth() as i64);
+        Ok(SubmitAck {
+            accepted,
+            dropped,
+            version: hub.latest().version,
+        })
+    }
+
+    async fn status(self, _: Context, hello: Hello) -> Result<Status, ProtoError> {
+        self.0.check(&hello)?;
+        let latest = self.0.latest();
+        Ok(Status {
+            step: latest.version,
+            samples: latest.samples,
+            queue_depth: self.0.queue_depth(),
+        })
+    }
+}
+
+/// Binds `addr` and serves the hub on the current tokio runtime. Returns the
+/// bound address.
+pub async fn serve(addr: SocketAddr, hub: Arc<Hub>) -> std::io::Result<SocketAddr> {
+    let mut listener = tarpc::serde_transport::tcp::listen(addr, Bincode::default).await?;
+    listener.config_mut().max_frame_length(MAX_FRAME_LENGTH);
+    let bound = listener.local_addr();
+    tokio::spawn(
+        listener
+            .filter_map(|r| future::ready(r.ok()))
+            .map(BaseChannel::with_defaults)
+            .for_each(move |channel| {
+                let service = Service(hub.clone());
+                tokio::spawn(
+                    channel
+                        .execute(service.serve())
+                        .for_each(|response| async move {
+                            tokio::spawn(response);
+                        }),
+                );
+                future::ready(())
+            }),
+    );
+    Ok(bound)
+}

@@ -1,0 +1,374 @@
+//! The training loop shared by `local` and `serve`.
+//!
+//! It takes batches from a [`Source`] (the learner's own lockstep actor, or
+//! the queue the tarpc service fills), drops games played with parameters
+//! too many versions old, steps, publishes the new parameters through the
+//! [`Hub`], updates the metrics, evaluates at its interval (when asked to)
+//! and checkpoints at its interval. A stop request (Ctrl-C, SIGTERM, or the
+//! step limit) ends it with a final evaluation and checkpoint.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use rnad_actor::selfplay::{PolicySnapshot, SelfPlay};
+use rnad_common::config::Config;
+use rnad_common::net::NetShape;
+use rnad_common::trajectory::Trajectory;
+use rnad_common::tree::GameTree;
+use rnad_evaluator::history::{append_history, evaluate, HistoryEntry, NashConvs, PolicyKinds};
+
+use crate::checkpoint;
+use crate::error::LearnerError;
+use crate::rnad::{Learner, StepStats};
+use crate::service::{Hub, Published};
+
+/// How often progress is printed.
+const PROGRESS_INTERVAL: Duration = Duration::from_secs(2);
+/// How long waiting for trajectories blocks before checking for a stop.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Where a run ended.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// The learner step reached.
+    pub step: u64,
+    /// The last evaluation (runs that evaluate).
+    pub last: Option<NashConvs>,
+    /// The final checkpoint.
+    pub checkpoint: PathBuf,
+}
+
+/// Files of a run directory.
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    /// The resolved config.
+    pub config: PathBuf,
+    /// Evaluations, one JSON line each.
+    pub history: PathBuf,
+    /// Checkpoints.
+    pub checkpoints: PathBuf,
+}
+
+impl RunDir {
+    /// Creates the run directory and records the config in it.
+    pub fn create(config: &Config) -> Result<RunDir, LearnerError> {
+        let root = &config.run_dir;
+        std::fs::create_dir_all(root).map_err(|e| LearnerError::io(root, e))?;
+        let dir = RunDir {
+            config: root.join("config.toml"),
+            history: root.join("history.jsonl"),
+            checkpoints: root.join("checkpoints"),
+        };
+        std::fs::write(&dir.config, config.to_toml())
+            .map_err(|e| LearnerError::io(&dir.config, e))?;
+        Ok(dir)
+    }
+}
+
+/// A learner resumed from the newest checkpoint, or a fresh one.
+pub struct Resumed {
+    /// The learner.
+    pub learner: Learner,
+    /// Training wall time before this process.
+    pub wall_offset: f64,
+    /// Saved actor generator positions (lockstep runs).
+    pub actor_rngs: Vec<(u64, u128)>,
+}
+
+/// Loads the newest checkpoint under `dir`, if any.
+pub fn resume(config: &Config, dir: &RunDir, verbose: bool) -> Result<Resumed, LearnerError> {
+    match checkpoint::list(&dir.checkpoints)?.last() {
+        Some(path) => {
+            let loaded = checkpoint::load(path, config)?;
+            if verbose {
+                eprintln!(
+                    "resuming from {} (step {})",
+                    path.display(),
+                    loaded.meta.step
+                );
+            }
+            Ok(Resumed {
+                learner: Learner::from_state(config, loaded.state),
+                wall_offset: loaded.meta.wall_seconds,
+                actor_rngs: loaded.meta.actor_rngs,
+            })
+        }
+        None => Ok(Resumed {
+            learner: Learner::new(config)?,
+            wall_offset: 0.0,
+            actor_rngs: Vec::new(),
+        }),
+    }
+}
+
+/// What the learner currently publishes.
+pub fn published(learner: &Learner) -> Published {
+    let state = learner.state();
+    Published {
+        version: state.step,
+        samples: state.samples,
+        online: state.online.clone(),
+        target: state.target.clone(),
+        reg: state.reg.clone(),
+    }
+}
+
+/// Where batches come from.
+pub enum Source {
+    /// The learner plays each batch itself with the current parameters.
+    Lockstep(Box<SelfPlay>),
+    /// Trajectories submitted through the service.
+    Queue(Receiver<Trajectory>),
+}
+
+impl Source {
+    /// A lockstep actor, at its saved generator position if there is one.
+    pub fn lockstep(config: &Config, rngs: &[(u64, u128)]) -> Source {
+        let mut play = SelfPlay::new(
+            config.game.load(),
+            NetShape::for_config(config),
+            0,
+            config.seed,
+        );
+        if let Some(&(seed, pos)) = rngs.first() {
+            play.set_rng_position(seed, pos);
+        }
+        Source::Lockstep(Box::new(play))
+    }
+
+    fn rng_positions(&self) -> Vec<(u64, u128)> {
+        match self {
+            Source::Lockstep(play) => vec![play.rng_position()],
+            Source::Queue(_) => Vec::new(),
+        }
+    }
+}
+
+/// How a training loop behaves.
+#[derive(Clone, Debug, Default)]
+pub struct TrainOptions {
+    /// Stop when the learner reaches this step (counted across restarts).
+    pub max_steps: Option<u64>,
+    /// Print progress lines on stderr.
+    pub progress: bool,
+    /// Evaluate every policy kind exactly at the config's interval and write
+    /// the history (the local run; a served learner leaves it to
+    /// `rnad-evaluator watch`).
+    pub evaluate: bool,
+}
+
+/// Everything one training loop works on.
+pub struct Trainer<'a> {
+    /// The run's config.
+    pub config: &'a Config,
+    /// The run directory.
+    pub dir: &'a RunDir,
+    /// Where parameters are published and metrics kept.
+    pub hub: &'a Hub,
+    /// Where batches come from.
+    pub source: Source,
+    /// Training wall time before this process.
+    pub wall_offset: f64,
+}
+
+impl Trainer<'_> {
+    /// Trains until `stop` is set or the step limit is reached.
+    pub fn run(
+        &mut self,
+        learner: &mut Learner,
+        options: &TrainOptions,
+        stop: &AtomicBool,
+    ) -> Result<RunSummary, LearnerError> {
+        let tree = GameTree::build(self.config.game.load().as_ref())?;
+        let shape = learner.shape().clone();
+        let started = Instant::now();
+        let mut progress = Progress::new(learner);
+        let mut last_eval: Option<(u64, Instant)> = None;
+        let mut last = None;
+        let reached = |step: u64| options.max_steps.is_some_and(|m| step >= m);
+        while !stop.load(Ordering::SeqCst) && !reached(learner.state().step) {
+            let Some(batch) = self.next_batch(learner.state().step, stop)? else {
+                break;
+            };
+            let timer = Instant::now();
+            let stats = learner.step(&batch)?;
+            self.hub
+                .metrics
+                .step_seconds
+                .observe(timer.elapsed().as_secs_f64());
+            self.hub.publish(published(learner));
+            self.record_step(learner, &stats);
+            let step = learner.state().step;
+            if options.evaluate && self.evaluation_due(step, last_eval) {
+                last = Some(self.evaluate(&tree, &shape, learner, started)?);
+                last_eval = Some((step, Instant::now()));
+            }
+            if step % self.config.checkpoint.interval_steps == 0 {
+                self.save(learner, started)?;
+            }
+            if options.progress {
+                progress.report(learner, &stats, last.as_ref());
+            }
+        }
+        let step = learner.state().step;
+        if options.evaluate && last_eval.is_none_or(|(at, _)| at != step) {
+            last = Some(self.evaluate(&tree, &shape, learner, started)?);
+        }
+        let checkpoint = self.save(learner, started)?;
+        if options.progress {
+            eprintln!(
+                "stopped at step {step}; checkpoint {}",
+                checkpoint.display()
+            );
+        }
+        Ok(RunSummary {
+            step,
+            last,
+            checkpoint,
+        })
+    }
+
+    fn record_step(&self, learner: &Learner, stats: &StepStats) {
+        let m = &self.hub.metrics;
+        m.step.set(learner.state().step as i64);
+        m.steps_total.inc();
+        m.samples_total.inc_by(stats.decisions as u64);
+        m.loss.with_label_values(&["value"]).set(stats.loss_value);
+        m.loss.with_label_values(&["neurd"]).set(stats.loss_neurd);
+        m.alpha.set(stats.alpha);
+        m.queue_depth.set(self.hub.queue_depth() as i64);
+    }
+
+    fn evaluation_due(&self, step: u64, last: Option<(u64, Instant)>) -> bool {
+        let Some((at, when)) = last else {
+            return true;
+        };
+        let e = &self.config.evaluation;
+        let by_steps = e.interval_steps > 0 && step >= at + e.interval_steps;
+        let by_time =
+            e.interval_seconds > 0.0 && when.elapsed().as_secs_f64() >= e.interval_seconds;
+        by_steps || by_time
+    }
+
+    /// The next batch, or `None` when a stop was requested while waiting.
+    fn next_batch(
+        &mut self,
+        step: u64,
+        stop: &AtomicBool,
+    ) -> Result<Option<Vec<Trajectory>>, LearnerError> {
+        let size = self.config.rnad.batch_size;
+        match &mut self.source {
+            Source::Lockstep(play) => {
+                let online = self.hub.latest().online.clone();
+                let snapshot = PolicySnapshot {
+                    version: step,
+                    params: online,
+                };
+                Ok(Some(play.play_fresh(&snapshot, size)?))
+            }
+            Source::Queue(receiver) => {
+                let mut batch = Vec::with_capacity(size);
+                while batch.len() < size {
+                    if stop.load(Ordering::SeqCst) {
+                        return Ok(None);
+                    }
+                    match receiver.recv_timeout(POLL) {
+                        Ok(t) => {
+                            let lag = step.saturating_sub(t.param_version);
+                            self.hub.metrics.policy_lag.observe(lag as f64);
+                            if lag > self.config.actors.max_policy_lag {
+                                self.hub.metrics.dropped_trajectories_total.inc();
+                            } else {
+                                batch.push(t);
+                            }
+                        }
+                        Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Disconnected) => return Ok(None),
+                    }
+                }
+                Ok(Some(batch))
+            }
+        }
+    }
+
+    fn evaluate(
+        &self,
+        tree: &GameTree,
+        shape: &NetShape,
+        learner: &Learner,
+        started: Instant,
+    ) -> Result<NashConvs, LearnerError> {
+        let state = learner.state();
+        let kinds = PolicyKinds {
+            online: &state.online,
+            target: &state.target,
+            reg: &state.reg,
+        };
+        let nash_conv = evaluate(tree, shape, kinds)?.nash_convs();
+        let entry = HistoryEntry {
+            learner_step: state.step,
+            wall_seconds: self.wall_offset + started.elapsed().as_secs_f64(),
+            samples: state.samples,
+            nash_conv: nash_conv.clone(),
+        };
+        append_history(&self.dir.history, &entry)
+            .map_err(|e| LearnerError::io(&self.dir.history, e))?;
+        Ok(nash_conv)
+    }
+
+    fn save(&self, learner: &Learner, started: Instant) -> Result<PathBuf, LearnerError> {
+        checkpoint::save(
+            &self.dir.checkpoints,
+            learner.state(),
+            self.config,
+            (
+                self.wall_offset + started.elapsed().as_secs_f64(),
+                self.source.rng_positions(),
+            ),
+            self.config.checkpoint.keep,
+        )
+    }
+}
+
+/// Live progress on stderr.
+struct Progress {
+    since: Instant,
+    step: u64,
+    samples: u64,
+}
+
+impl Progress {
+    fn new(learner: &Learner) -> Progress {
+        Progress {
+            since: Instant::now(),
+            step: learner.state().step,
+            samples: learner.state().samples,
+        }
+    }
+
+    fn report(&mut self, learner: &Learner, stats: &StepStats, last: Option<&NashConvs>) {
+        let elapsed = self.since.elapsed().as_secs_f64();
+        if elapsed < PROGRESS_INTERVAL.as_secs_f64() {
+            return;
+        }
+        let state = learner.state();
+        let steps_per_s = (state.step - self.step) as f64 / elapsed;
+        let samples_per_s = (state.samples - self.samples) as f64 / elapsed;
+        let nash = last.map_or_else(
+            || "not evaluated here".to_string(),
+            |n| {
+                format!(
+                    "NashConv online {:.4} target {:.4} target_pp {:.4} reg {:.4}",
+                    n.online, n.target, n.target_postprocessed, n.reg
+                )
+            },
+        );
+        eprintln!(
+            "step {:>8} | {steps_per_s:7.1} steps/s | {samples_per_s:9.0} decisions/s | loss v {:.4} neurd {:.4} | {nash}",
+            state.step, stats.loss_value, stats.loss_neurd
+        );
+        *self = Progress::new(learner);
+    }
+}

@@ -1,0 +1,429 @@
+//! The distributed system as users run it: `rnad-learner serve`, several
+//! `rnad-actor` processes and `rnad-evaluator watch`, talking tarpc over
+//! real TCP on 127.0.0.1 with ephemeral ports, each exporting metrics.
+//! Every wait is bounded in time.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use rnad_tests::{
+    free_port, history, labelled, local, sample, scrape, scratch, wait_for, workspace, Process,
+};
+
+const LONG: Duration = Duration::from_secs(120);
+const SHORT: Duration = Duration::from_secs(30);
+
+/// Kuhn poker with asynchronous actors and frequent checkpoints.
+fn kuhn_config(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(workspace().join("configs/kuhn.toml"))
+        .unwrap()
+        .replace("interval_steps = 1000", "interval_steps = 100");
+    let path = dir.join("kuhn.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+struct Learner {
+    process: Process,
+    port: u16,
+    metrics: u16,
+}
+
+fn start_learner(dir: &Path, port: u16, metrics: u16, log: &str) -> Learner {
+    let config = kuhn_config(dir);
+    let run_dir = dir.join("run");
+    let process = Process::start(
+        "rnad-learner",
+        &[
+            "serve",
+            "--config",
+            config.to_str().unwrap(),
+            "--listen",
+            &local(port),
+            "--metrics",
+            &local(metrics),
+            "--run-dir",
+            run_dir.to_str().unwrap(),
+        ],
+        &dir.join(log),
+    );
+    Learner {
+        process,
+        port,
+        metrics,
+    }
+}
+
+fn start_actor(dir: &Path, learner: u16, seed: u64) -> (Process, u16) {
+    let metrics = free_port();
+    let process = Process::start(
+        "rnad-actor",
+        &[
+            "--learner",
+            &local(learner),
+            "--metrics",
+            &local(metrics),
+            "--games",
+            "32",
+            "--submit-every",
+            "32",
+            "--seed",
+            &seed.to_string(),
+        ],
+        &dir.join(format!("actor-{seed}.log")),
+    );
+    (process, metrics)
+}
+
+fn start_evaluator(dir: &Path, learner: u16) -> (Process, u16, PathBuf) {
+    let metrics = free_port();
+    let history = dir.join("eval-history.jsonl");
+    let process = Process::start(
+        "rnad-evaluator",
+        &[
+            "watch",
+            "--learner",
+            &local(learner),
+            "--metrics",
+            &local(metrics),
+            "--interval",
+            "0.5",
+            "--history",
+            history.to_str().unwrap(),
+        ],
+        &dir.join("evaluator.log"),
+    );
+    (process, metrics, history)
+}
+
+/// The learner's `rnad_learner_step`, once its endpoint answers.
+fn learner_step(learner: &Learner) -> Option<f64> {
+    scrape(learner.metrics).and_then(|t| sample(&t, "rnad_learner_step"))
+}
+
+/// Waits until the learner's step passes `beyond`.
+fn wait_for_steps(learner: &Learner, beyond: f64, what: &str) -> f64 {
+    wait_for(
+        what,
+        LONG,
+        || learner_step(learner).filter(|s| *s > beyond),
+        || learner.process.stderr(),
+    )
+}
+
+/// `promtool check metrics` on a scrape, when promtool is installed (CI
+/// installs it; see .ci/run).
+fn promtool_accepts(text: &str) {
+    let Ok(mut child) = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    else {
+        panic!("promtool not found: install Debian's `prometheus` package (.ci/run does)");
+    };
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let complaints = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success() && complaints.trim().is_empty(),
+        "promtool: {complaints}\n{text}"
+    );
+}
+
+#[test]
+fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
+    let dir = scratch("distributed_train");
+    let learner = start_learner(&dir, free_port(), free_port(), "learner.log");
+    let (_a, actor_metrics) = start_actor(&dir, learner.port, 1);
+    let (_b, _) = start_actor(&dir, learner.port, 2);
+    let (evaluator, evaluator_metrics, history_path) = start_evaluator(&dir, learner.port);
+
+    let best = wait_for(
+        "the evaluator's history to show the target policy at NashConv <= 0.15",
+        LONG,
+        || {
+            history(&history_path)
+                .iter()
+                .filter_map(|e| e["nash_conv"]["target"].as_f64())
+                .find(|&v| v <= 0.15)
+        },
+        || format!("{}\n{}", learner.process.stderr(), evaluator.stderr()),
+    );
+    assert!(best <= 0.15);
+    let entries = history(&history_path);
+    assert!(entries[0]["nash_conv"]["target"].as_f64().unwrap() > best);
+
+    let learner_text = scrape(learner.metrics).unwrap();
+    for name in [
+        "rnad_learner_step",
+        "rnad_learner_steps_total",
+        "rnad_learner_samples_total",
+        "rnad_learner_queue_depth",
+        "rnad_learner_param_version",
+        "rnad_learner_dropped_trajectories_total",
+        "rnad_learner_policy_lag_count",
+        "rnad_learner_step_seconds_count",
+    ] {
+        assert!(
+            sample(&learner_text, name).is_some(),
+            "{name} missing:\n{learner_text}"
+        );
+    }
+    assert!(labelled(&learner_text, "rnad_learner_loss", "term=\"value\"").is_some());
+    assert_eq!(
+        labelled(
+            &learner_text,
+            "rnad_learner_rejected_batches_total",
+            "reason=\"invalid\""
+        ),
+        Some(0.0)
+    );
+    let actor_text = scrape(actor_metrics).unwrap();
+    for name in [
+        "rnad_actor_games_total",
+        "rnad_actor_steps_total",
+        "rnad_actor_param_fetches_total",
+        "rnad_actor_reconnects_total",
+    ] {
+        assert!(
+            sample(&actor_text, name).is_some_and(|v| v >= 0.0),
+            "{name} missing:\n{actor_text}"
+        );
+    }
+    assert!(sample(&actor_text, "rnad_actor_games_total").unwrap() > 0.0);
+    let evaluator_text = scrape(evaluator_metrics).unwrap();
+    assert!(labelled(
+        &evaluator_text,
+        "rnad_evaluator_nash_conv",
+        "policy=\"target\""
+    )
+    .is_some());
+    assert!(labelled(
+        &evaluator_text,
+        "rnad_evaluator_exploitability",
+        "policy=\"reg\""
+    )
+    .is_some());
+    assert!(labelled(
+        &evaluator_text,
+        "rnad_evaluator_best_response_value",
+        "player=\"1\",policy=\"online\""
+    )
+    .is_some());
+    assert!(sample(&evaluator_text, "rnad_evaluator_evaluated_step").unwrap() > 0.0);
+    assert!(sample(&evaluator_text, "rnad_evaluator_eval_seconds_count").unwrap() > 0.0);
+    for text in [&learner_text, &actor_text, &evaluator_text] {
+        promtool_accepts(text);
+    }
+}
+
+#[test]
+fn a_killed_actor_is_survived_and_a_new_one_is_used() {
+    let dir = scratch("distributed_actor_kill");
+    let learner = start_learner(&dir, free_port(), free_port(), "learner.log");
+    let (first, _) = start_actor(&dir, learner.port, 1);
+    let (mut second, _) = start_actor(&dir, learner.port, 2);
+    let before = wait_for_steps(&learner, 20.0, "the learner to take 20 steps");
+
+    first.signal("KILL");
+    drop(first);
+    let after_kill = wait_for_steps(&learner, before + 20.0, "steps after an actor was killed");
+
+    let (_third, third_metrics) = start_actor(&dir, learner.port, 3);
+    wait_for(
+        "the new actor to finish games",
+        SHORT,
+        || {
+            scrape(third_metrics)
+                .and_then(|t| sample(&t, "rnad_actor_games_total"))
+                .filter(|g| *g > 0.0)
+        },
+        || learner.process.stderr(),
+    );
+    // With the second original actor gone too, only the new one feeds the learner.
+    second.signal("KILL");
+    assert!(!second.running() || second.wait(SHORT).code().is_none());
+    let only_new = learner_step(&learner).unwrap();
+    wait_for_steps(
+        &learner,
+        only_new.max(after_kill) + 20.0,
+        "steps fed by the new actor alone",
+    );
+}
+
+#[test]
+fn a_killed_learner_resumes_and_everyone_reconnects() {
+    let dir = scratch("distributed_learner_kill");
+    let (port, metrics) = (free_port(), free_port());
+    let mut learner = start_learner(&dir, port, metrics, "learner-1.log");
+    let (_actor, actor_metrics) = start_actor(&dir, port, 1);
+    let (evaluator, _, history_path) = start_evaluator(&dir, port);
+    let checkpoints = dir.join("run/checkpoints");
+    wait_for(
+        "a checkpoint at step 200 or later",
+        LONG,
+        || {
+            std::fs::read_dir(&checkpoints)
+                .ok()?
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .strip_prefix("checkpoint-")?
+                        .strip_suffix(".safetensors")?
+                        .parse::<u64>()
+                        .ok()
+                })
+                .max()
+                .filter(|s| *s >= 200)
+        },
+        || learner.process.stderr(),
+    );
+    learner.process.signal("KILL");
+    learner.process.wait(SHORT);
+    let saved = std::fs::read_dir(&checkpoints)
+        .unwrap()
+        .filter_map(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .strip_prefix("checkpoint-")?
+                .strip_suffix(".safetensors")?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+        .unwrap();
+    let evaluated_before = history(&history_path).len();
+
+    let restarted = start_learner(&dir, port, metrics, "learner-2.log");
+    let resumed_at = wait_for(
+        "the restarted learner's step",
+        LONG,
+        || learner_step(&restarted),
+        || restarted.process.stderr(),
+    );
+    assert!(
+        resumed_at >= saved as f64,
+        "resumed at {resumed_at}, last checkpoint {saved}"
+    );
+    assert!(
+        restarted
+            .process
+            .stderr()
+            .contains(&format!("(step {saved})")),
+        "{}",
+        restarted.process.stderr()
+    );
+    wait_for_steps(
+        &restarted,
+        resumed_at + 50.0,
+        "training to go on after the restart",
+    );
+    let reconnects = scrape(actor_metrics)
+        .and_then(|t| sample(&t, "rnad_actor_reconnects_total"))
+        .unwrap();
+    assert!(reconnects >= 1.0, "the actor reconnected by itself");
+    wait_for(
+        "the evaluator to evaluate the restarted learner",
+        LONG,
+        || {
+            let entries = history(&history_path);
+            (entries.len() > evaluated_before
+                && entries.last()?["learner_step"].as_f64()? >= saved as f64)
+                .then_some(())
+        },
+        || evaluator.stderr(),
+    );
+}
+
+#[test]
+fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
+    use rnad_common::config::Config;
+    use rnad_common::proto::{self, config_hash, Hello, ProtoError, PROTOCOL_VERSION};
+    use rnad_common::trajectory::{Step, Trajectory};
+
+    let dir = scratch("distributed_bad_batch");
+    let learner = start_learner(&dir, free_port(), free_port(), "learner.log");
+    let (_actor, _) = start_actor(&dir, learner.port, 1);
+    let before = wait_for_steps(&learner, 5.0, "the learner to step");
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let client = proto::connect(&local(learner.port)).await.unwrap();
+        let info = client.info(proto::context(), PROTOCOL_VERSION).await.unwrap().unwrap();
+        let config = Config::from_toml(&info.config_toml, "learner").unwrap();
+        assert_eq!(info.config_hash, config_hash(&config));
+        let hello = Hello { protocol: PROTOCOL_VERSION, config_hash: info.config_hash };
+        let step = Step {
+            obs: vec![0.0; 11],
+            legal: vec![1.0, 1.0],
+            player: 0,
+            action: 1,
+            behaviour: vec![0.5, 0.5],
+            rewards: vec![1.0, -1.0],
+        };
+        let mut illegal = step.clone();
+        illegal.behaviour = vec![0.9, 0.9];
+        let batch = vec![
+            Trajectory { param_version: info.version, steps: vec![step.clone()] },
+            Trajectory { param_version: info.version, steps: vec![illegal] },
+        ];
+        let err = client.submit(proto::context(), hello.clone(), batch).await.unwrap().unwrap_err();
+        assert!(matches!(&err, ProtoError::BadBatch(m) if m.contains("trajectory 1: step 0") && m.contains("does not sum to 1")), "{err}");
+
+        let wrong = Hello { protocol: PROTOCOL_VERSION, config_hash: info.config_hash ^ 1 };
+        let err = client.submit(proto::context(), wrong, vec![]).await.unwrap().unwrap_err();
+        assert!(err.to_string().contains("kuhn_poker with hidden layers [64, 64]"), "{err}");
+        let old = Hello { protocol: PROTOCOL_VERSION + 1, config_hash: info.config_hash };
+        let err = client.fetch_params(proto::context(), old, None, vec![]).await.unwrap().unwrap_err();
+        assert!(matches!(err, ProtoError::Protocol { .. }), "{err}");
+
+        let unchanged = client.fetch_params(proto::context(), hello.clone(), None, vec![]).await.unwrap().unwrap().unwrap();
+        let again = client
+            .fetch_params(proto::context(), hello, Some(unchanged.version), vec![])
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(again.is_none() || again.unwrap().version > unchanged.version, "an unchanged version is not resent");
+    });
+
+    let text = scrape(learner.metrics).unwrap();
+    assert_eq!(
+        labelled(
+            &text,
+            "rnad_learner_rejected_batches_total",
+            "reason=\"invalid\""
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        labelled(
+            &text,
+            "rnad_learner_rejected_batches_total",
+            "reason=\"config\""
+        ),
+        Some(1.0)
+    );
+    wait_for_steps(
+        &learner,
+        before + 20.0,
+        "the learner to keep stepping after refusing bad input",
+    );
+}
