@@ -2,8 +2,6 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use clap::Parser;
 use rnad_actor::metrics::ActorMetrics;
@@ -35,11 +33,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
-        eprintln!("warning: cannot install the SIGINT/SIGTERM handler: {e}");
-    }
+    let stop = rnad_common::lifecycle::stop_on_signals();
     let metrics = ActorMetrics::new();
     let _runtime = match cli.metrics {
         Some(addr) => match rnad_common::metrics::serve_blocking(addr, metrics.registry.clone()) {

@@ -8,21 +8,13 @@
 //! and starts a new one. Only a stop request ends the worker.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
-use rnad_common::config::Config;
+use rnad_common::lifecycle::{sleep_unless_stopped, Backoff};
 use rnad_common::net::NetShape;
-use rnad_common::proto::{self, Hello, LearnerServiceClient, PolicyKind, PROTOCOL_VERSION};
+use rnad_common::proto::{self, Hello, LearnerServiceClient, PolicyKind};
 
 use crate::metrics::ActorMetrics;
 use crate::selfplay::{PolicySnapshot, SelfPlay};
-
-/// First wait after a failure.
-const BACKOFF_START: Duration = Duration::from_millis(100);
-/// Longest wait between attempts.
-const BACKOFF_CAP: Duration = Duration::from_secs(5);
-/// Granularity of waits, so a stop request is seen promptly.
-const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// What a worker does.
 #[derive(Clone, Debug)]
@@ -46,7 +38,7 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let mut backoff = BACKOFF_START;
+    let mut backoff = Backoff::default();
     let mut session = 0u64;
     while !stop.load(Ordering::SeqCst) {
         let mut connected = false;
@@ -59,7 +51,7 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
         ));
         session += 1;
         if connected {
-            backoff = BACKOFF_START;
+            backoff.reset();
         }
         match result {
             Ok(()) => return,
@@ -67,23 +59,14 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
             Err(e) => {
                 metrics.errors_total.inc();
                 metrics.reconnects_total.inc();
+                let wait = backoff.next_wait();
                 eprintln!(
-                    "{}: {e}; reconnecting to {} in {backoff:?}",
+                    "{}: {e}; reconnecting to {} in {wait:?}",
                     options.name, options.learner
                 );
+                sleep_unless_stopped(wait, stop);
             }
         }
-        sleep_unless_stopped(backoff, stop);
-        backoff = (backoff * 2).min(BACKOFF_CAP);
-    }
-}
-
-fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
-    let mut left = total;
-    while !left.is_zero() && !stop.load(Ordering::SeqCst) {
-        let slice = left.min(STOP_POLL);
-        std::thread::sleep(slice);
-        left -= slice;
     }
 }
 
@@ -127,20 +110,11 @@ async fn play_session(
     metrics: &ActorMetrics,
     connected: &mut bool,
 ) -> Result<(), String> {
-    let client = proto::connect(&options.learner)
-        .await
-        .map_err(|e| format!("cannot connect: {e}"))?;
-    let info = client
-        .info(proto::context(), PROTOCOL_VERSION)
-        .await
-        .map_err(|e| format!("asking for the run's config: {e}"))?
-        .map_err(|e| e.to_string())?;
-    let config =
-        Config::from_toml(&info.config_toml, "the learner's config").map_err(|e| e.to_string())?;
-    let hello = Hello {
-        protocol: PROTOCOL_VERSION,
-        config_hash: info.config_hash,
-    };
+    let proto::Joined {
+        client,
+        config,
+        hello,
+    } = proto::join(&options.learner).await?;
     let shape = NetShape::for_config(&config);
     let mut snapshot = fetch_online(&client, &hello, None, &shape)
         .await?

@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod game;
+pub mod lifecycle;
 pub mod metrics;
 pub mod net;
 pub mod policy;

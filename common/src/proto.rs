@@ -215,3 +215,37 @@ pub fn context() -> tarpc::context::Context {
     ctx.deadline = Instant::now() + REQUEST_DEADLINE;
     ctx
 }
+
+/// A connected client with the run's config: what every session of an
+/// actor or evaluator starts with.
+pub struct Joined {
+    /// The client.
+    pub client: LearnerServiceClient,
+    /// The learner's config.
+    pub config: Config,
+    /// What every later request carries.
+    pub hello: Hello,
+}
+
+/// Connects to the learner at `addr` and asks it for the run's config.
+pub async fn join(addr: &str) -> Result<Joined, String> {
+    let client = connect(addr)
+        .await
+        .map_err(|e| format!("cannot connect: {e}"))?;
+    let info = client
+        .info(context(), PROTOCOL_VERSION)
+        .await
+        .map_err(|e| format!("asking for the run's config: {e}"))?
+        .map_err(|e| e.to_string())?;
+    let config =
+        Config::from_toml(&info.config_toml, "the learner's config").map_err(|e| e.to_string())?;
+    let hello = Hello {
+        protocol: PROTOCOL_VERSION,
+        config_hash: info.config_hash,
+    };
+    Ok(Joined {
+        client,
+        config,
+        hello,
+    })
+}

@@ -11,16 +11,15 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rnad_common::config::Config;
+use rnad_common::lifecycle::{sleep_unless_stopped, Backoff};
 use rnad_common::net::NetShape;
-use rnad_common::proto::{self, Hello, PolicyKind, PROTOCOL_VERSION};
+use rnad_common::proto::{self, PolicyKind};
 use rnad_common::tree::GameTree;
 
 use crate::history::{append_history, evaluate, HistoryEntry, PolicyKinds};
 use crate::metrics::EvaluatorMetrics;
 
-const BACKOFF_START: Duration = Duration::from_millis(100);
-const BACKOFF_CAP: Duration = Duration::from_secs(5);
+/// Granularity of the wait between looks, so a stop is seen promptly.
 const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// What a watcher does.
@@ -41,30 +40,25 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
         .build()
         .expect("tokio runtime");
     let started = Instant::now();
-    let mut backoff = BACKOFF_START;
+    let mut backoff = Backoff::default();
     while !stop.load(Ordering::SeqCst) {
         let mut connected = false;
-        match runtime.block_on(session(options, stop, metrics, started, &mut connected)) {
-            Ok(()) => return,
-            Err(e) => eprintln!(
-                "rnad-evaluator: {e}; reconnecting to {} in {backoff:?}",
-                options.learner
-            ),
-        }
+        let result = runtime.block_on(session(options, stop, metrics, started, &mut connected));
         if connected {
-            backoff = BACKOFF_START;
+            backoff.reset();
         }
-        sleep_unless_stopped(backoff, stop);
-        backoff = (backoff * 2).min(BACKOFF_CAP);
-    }
-}
-
-fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
-    let mut left = total;
-    while !left.is_zero() && !stop.load(Ordering::SeqCst) {
-        let slice = left.min(STOP_POLL);
-        std::thread::sleep(slice);
-        left -= slice;
+        match result {
+            Ok(()) => return,
+            Err(_) if stop.load(Ordering::SeqCst) => return,
+            Err(e) => {
+                let wait = backoff.next_wait();
+                eprintln!(
+                    "rnad-evaluator: {e}; reconnecting to {} in {wait:?}",
+                    options.learner
+                );
+                sleep_unless_stopped(wait, stop);
+            }
+        }
     }
 }
 
@@ -75,20 +69,11 @@ async fn session(
     started: Instant,
     connected: &mut bool,
 ) -> Result<(), String> {
-    let client = proto::connect(&options.learner)
-        .await
-        .map_err(|e| format!("cannot connect: {e}"))?;
-    let info = client
-        .info(proto::context(), PROTOCOL_VERSION)
-        .await
-        .map_err(|e| format!("asking for the run's config: {e}"))?
-        .map_err(|e| e.to_string())?;
-    let config =
-        Config::from_toml(&info.config_toml, "the learner's config").map_err(|e| e.to_string())?;
-    let hello = Hello {
-        protocol: PROTOCOL_VERSION,
-        config_hash: info.config_hash,
-    };
+    let proto::Joined {
+        client,
+        config,
+        hello,
+    } = proto::join(&options.learner).await?;
     let shape = NetShape::for_config(&config);
     let tree = GameTree::build(config.game.load().as_ref()).map_err(|e| e.to_string())?;
     *connected = true;

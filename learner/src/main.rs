@@ -3,8 +3,6 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use rnad_common::config::Config;
@@ -130,16 +128,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// A flag that SIGINT and SIGTERM set.
-fn stop_on_signals() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let handler_flag = stop.clone();
-    if let Err(e) = ctrlc::set_handler(move || handler_flag.store(true, Ordering::SeqCst)) {
-        eprintln!("warning: cannot install the Ctrl-C/SIGTERM handler: {e}");
-    }
-    stop
-}
-
 fn serve(
     config: Option<PathBuf>,
     listen: SocketAddr,
@@ -147,7 +135,7 @@ fn serve(
     run_dir: Option<PathBuf>,
     max_steps: Option<u64>,
 ) -> Result<(), LearnerError> {
-    let stop = stop_on_signals();
+    let stop = rnad_common::lifecycle::stop_on_signals();
     let config = resolve_config(config, run_dir)?;
     let options = ServeOptions {
         listen,
@@ -173,7 +161,7 @@ fn local(
     max_steps: Option<u64>,
     run_dir: Option<PathBuf>,
 ) -> Result<(), LearnerError> {
-    let stop = stop_on_signals();
+    let stop = rnad_common::lifecycle::stop_on_signals();
     let config = resolve_config(config, run_dir)?;
     let options = LocalOptions {
         max_steps,

@@ -2,8 +2,6 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
@@ -32,11 +30,7 @@ pub struct WatchArgs {
 
 /// Runs `watch` until SIGINT or SIGTERM.
 pub fn run(args: &WatchArgs) -> Result<(), EvaluatorError> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
-        eprintln!("warning: cannot install the SIGINT/SIGTERM handler: {e}");
-    }
+    let stop = rnad_common::lifecycle::stop_on_signals();
     let metrics = EvaluatorMetrics::new();
     let _endpoint = match args.metrics {
         Some(addr) => {

@@ -1,0 +1,83 @@
+//! How long-running processes stop and retry: a stop flag set by SIGINT or
+//! SIGTERM, capped exponential backoff, and waits that notice a stop.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// First wait after a failure.
+const BACKOFF_START: Duration = Duration::from_millis(100);
+/// Longest wait between attempts.
+const BACKOFF_CAP: Duration = Duration::from_secs(5);
+/// Granularity of waits, so a stop request is seen promptly.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// A flag that SIGINT and SIGTERM set (install once per process).
+pub fn stop_on_signals() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
+        eprintln!("warning: cannot install the SIGINT/SIGTERM handler: {e}");
+    }
+    stop
+}
+
+/// Sleeps `total`, returning early once `stop` is set.
+pub fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
+    let mut left = total;
+    while !left.is_zero() && !stop.load(Ordering::SeqCst) {
+        let slice = left.min(STOP_POLL);
+        std::thread::sleep(slice);
+        left -= slice;
+    }
+}
+
+/// Capped exponential backoff: 100 ms, doubling, at most 5 s.
+#[derive(Clone, Copy, Debug)]
+pub struct Backoff {
+    next: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff {
+            next: BACKOFF_START,
+        }
+    }
+}
+
+impl Backoff {
+    /// The wait before the next attempt; each call doubles the one after.
+    pub fn next_wait(&mut self) -> Duration {
+        let wait = self.next;
+        self.next = (self.next * 2).min(BACKOFF_CAP);
+        wait
+    }
+
+    /// Back to the shortest wait (after a success).
+    pub fn reset(&mut self) {
+        *self = Backoff::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap_and_resets() {
+        let mut backoff = Backoff::default();
+        let waits: Vec<u128> = (0..9).map(|_| backoff.next_wait().as_millis()).collect();
+        assert_eq!(waits, [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000]);
+        backoff.reset();
+        assert_eq!(backoff.next_wait().as_millis(), 100);
+    }
+
+    #[test]
+    fn a_set_stop_flag_cuts_the_wait_short() {
+        let stop = AtomicBool::new(true);
+        let start = std::time::Instant::now();
+        sleep_unless_stopped(Duration::from_secs(30), &stop);
+        assert!(start.elapsed() < Duration::from_secs(30));
+    }
+}
