@@ -61,6 +61,9 @@ pub enum ProtoError {
     /// The learner is shutting down.
     #[error("the learner is shutting down")]
     ShuttingDown,
+    /// The learner failed to answer (its message says why).
+    #[error("learner error: {0}")]
+    Internal(String),
 }
 
 /// The parameter sets a caller can ask for.

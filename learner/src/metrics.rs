@@ -24,7 +24,7 @@ pub struct LearnerMetrics {
     pub policy_lag: Histogram,
     /// Seconds per learner step.
     pub step_seconds: Histogram,
-    /// Batches refused (`reason` = protocol, config, invalid).
+    /// Batches refused (`reason` = protocol, config, invalid, unavailable).
     pub rejected_batches_total: IntCounterVec,
     /// Trajectories dropped for being too stale.
     pub dropped_trajectories_total: IntCounter,
@@ -120,7 +120,7 @@ impl LearnerMetrics {
                 .register(c)
                 .expect("metric names are unique");
         }
-        for reason in ["protocol", "config", "invalid"] {
+        for reason in ["protocol", "config", "invalid", "unavailable"] {
             metrics.rejected_batches_total.with_label_values(&[reason]);
         }
         for term in ["value", "neurd"] {

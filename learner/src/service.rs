@@ -108,9 +108,14 @@ impl Hub {
         self.stopping.store(true, Ordering::SeqCst);
     }
 
+    /// How many versions the published parameters are ahead of `version`.
+    pub fn policy_lag(&self, version: u64) -> u64 {
+        self.latest().version.saturating_sub(version)
+    }
+
     /// Whether a trajectory made with `version` is too old to use now.
     pub fn is_stale(&self, version: u64) -> bool {
-        self.latest().version.saturating_sub(version) > self.config.actors.max_policy_lag
+        self.policy_lag(version) > self.config.actors.max_policy_lag
     }
 
     fn check(&self, hello: &Hello) -> Result<(), ProtoError> {
@@ -136,7 +141,8 @@ impl Hub {
         let reason = match error {
             ProtoError::Protocol { .. } => "protocol",
             ProtoError::Config { .. } => "config",
-            _ => "invalid",
+            ProtoError::BadBatch(_) => "invalid",
+            ProtoError::ShuttingDown | ProtoError::Internal(_) => "unavailable",
         };
         self.metrics
             .rejected_batches_total
@@ -188,7 +194,7 @@ impl LearnerService for Service {
                 WireParams::from_set(set).map(|w| (kind, w))
             })
             .collect::<candle_core::Result<_>>()
-            .map_err(|e| ProtoError::BadBatch(format!("cannot export parameters: {e}")))?;
+            .map_err(|e| ProtoError::Internal(format!("cannot export parameters: {e}")))?;
         Ok(Some(Params {
             version: latest.version,
             samples: latest.samples,

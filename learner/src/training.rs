@@ -276,9 +276,9 @@ impl Trainer<'_> {
                     }
                     match receiver.recv_timeout(POLL) {
                         Ok(t) => {
-                            let lag = step.saturating_sub(t.param_version);
+                            let lag = self.hub.policy_lag(t.param_version);
                             self.hub.metrics.policy_lag.observe(lag as f64);
-                            if lag > self.config.actors.max_policy_lag {
+                            if self.hub.is_stale(t.param_version) {
                                 self.hub.metrics.dropped_trajectories_total.inc();
                             } else {
                                 batch.push(t);
