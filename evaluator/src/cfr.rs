@@ -70,12 +70,6 @@ impl<'t> CfrPlusSolver<'t> {
         TabularPolicy::from_slots(self.tree, probs).expect("one probability per slot")
     }
 
-    /// The current (last-iterate) policy.
-    pub fn current_policy(&self) -> TabularPolicy {
-        TabularPolicy::from_slots(self.tree, self.current.clone())
-            .expect("one probability per slot")
-    }
-
     fn compute_reach(&mut self, player: usize) {
         self.reach_self[0] = 1.0;
         self.reach_other[0] = 1.0;

@@ -8,7 +8,7 @@
 //! averaging mode's blend of itself and θ_target.
 
 use candle_core::{Device, Result, Tensor, Var};
-use rnad_common::config::{Averaging, Config, RnadConfig};
+use rnad_common::config::{Config, RnadConfig};
 use rnad_common::net::{legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet};
 use rnad_common::trajectory::Trajectory;
 
@@ -50,8 +50,6 @@ pub struct StepStats {
     pub decisions: usize,
     /// The schedule's α.
     pub alpha: f64,
-    /// Whether the regularisation rolled.
-    pub rolled: bool,
 }
 
 /// The R-NaD learner.
@@ -228,7 +226,6 @@ impl Learner {
             loss_neurd: f64::from(loss_neurd.to_scalar::<f32>()?),
             decisions: n,
             alpha: point.alpha,
-            rolled: point.roll,
         })
     }
 
@@ -269,11 +266,6 @@ impl Learner {
             }
         }
         (value_target, q)
-    }
-
-    /// The averaging mode.
-    pub fn averaging(&self) -> Averaging {
-        self.rnad.averaging
     }
 }
 
