@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rnad_common::lifecycle::{sleep_unless_stopped, Backoff};
+use rnad_common::lifecycle::run_sessions;
 use rnad_common::net::NetShape;
 use rnad_common::proto::{self, Hello, LearnerServiceClient, PolicyKind};
 
@@ -38,36 +38,22 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let mut backoff = Backoff::default();
     let mut session = 0u64;
-    while !stop.load(Ordering::SeqCst) {
-        let mut connected = false;
-        let result = runtime.block_on(play_session(
-            options,
-            session,
-            stop,
-            metrics,
-            &mut connected,
-        ));
-        session += 1;
-        if connected {
-            backoff.reset();
-        }
-        match result {
-            Ok(()) => return,
-            Err(_) if stop.load(Ordering::SeqCst) => return,
-            Err(e) => {
-                metrics.errors_total.inc();
-                metrics.reconnects_total.inc();
-                let wait = backoff.next_wait();
-                eprintln!(
-                    "{}: {e}; reconnecting to {} in {wait:?}",
-                    options.name, options.learner
-                );
-                sleep_unless_stopped(wait, stop);
-            }
-        }
-    }
+    run_sessions(
+        stop,
+        |connected| {
+            session += 1;
+            runtime.block_on(play_session(options, session - 1, stop, metrics, connected))
+        },
+        |error, wait| {
+            metrics.errors_total.inc();
+            metrics.reconnects_total.inc();
+            eprintln!(
+                "{}: {error}; reconnecting to {} in {wait:?}",
+                options.name, options.learner
+            );
+        },
+    );
 }
 
 async fn fetch_online(

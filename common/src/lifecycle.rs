@@ -60,6 +60,34 @@ impl Backoff {
     }
 }
 
+/// Runs `session` until it returns `Ok` or `stop` is set. After a failed
+/// session, `on_error` hears the error and the wait before the next try;
+/// the wait grows by [`Backoff`] and starts again short after a session
+/// that got connected (it sets its `&mut bool`).
+pub fn run_sessions(
+    stop: &AtomicBool,
+    mut session: impl FnMut(&mut bool) -> Result<(), String>,
+    mut on_error: impl FnMut(&str, Duration),
+) {
+    let mut backoff = Backoff::default();
+    while !stop.load(Ordering::SeqCst) {
+        let mut connected = false;
+        let result = session(&mut connected);
+        if connected {
+            backoff.reset();
+        }
+        match result {
+            Ok(()) => return,
+            Err(_) if stop.load(Ordering::SeqCst) => return,
+            Err(e) => {
+                let wait = backoff.next_wait();
+                on_error(&e, wait);
+                sleep_unless_stopped(wait, stop);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +99,29 @@ mod tests {
         assert_eq!(waits, [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000]);
         backoff.reset();
         assert_eq!(backoff.next_wait().as_millis(), 100);
+    }
+
+    #[test]
+    fn sessions_are_retried_until_one_ends_cleanly() {
+        let stop = AtomicBool::new(false);
+        let mut attempts = 0;
+        let mut waits = Vec::new();
+        run_sessions(
+            &stop,
+            |connected| {
+                attempts += 1;
+                *connected = attempts == 2;
+                if attempts < 4 {
+                    Err(format!("failure {attempts}"))
+                } else {
+                    Ok(())
+                }
+            },
+            |_, wait| waits.push(wait.as_millis()),
+        );
+        assert_eq!(attempts, 4);
+        // The second attempt connected, so the third wait starts short again.
+        assert_eq!(waits, [100, 100, 200]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rnad_common::lifecycle::{sleep_unless_stopped, Backoff};
+use rnad_common::lifecycle::run_sessions;
 use rnad_common::net::NetShape;
 use rnad_common::proto::{self, PolicyKind};
 use rnad_common::tree::GameTree;
@@ -40,26 +40,16 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
         .build()
         .expect("tokio runtime");
     let started = Instant::now();
-    let mut backoff = Backoff::default();
-    while !stop.load(Ordering::SeqCst) {
-        let mut connected = false;
-        let result = runtime.block_on(session(options, stop, metrics, started, &mut connected));
-        if connected {
-            backoff.reset();
-        }
-        match result {
-            Ok(()) => return,
-            Err(_) if stop.load(Ordering::SeqCst) => return,
-            Err(e) => {
-                let wait = backoff.next_wait();
-                eprintln!(
-                    "rnad-evaluator: {e}; reconnecting to {} in {wait:?}",
-                    options.learner
-                );
-                sleep_unless_stopped(wait, stop);
-            }
-        }
-    }
+    run_sessions(
+        stop,
+        |connected| runtime.block_on(session(options, stop, metrics, started, connected)),
+        |error, wait| {
+            eprintln!(
+                "rnad-evaluator: {error}; reconnecting to {} in {wait:?}",
+                options.learner
+            )
+        },
+    );
 }
 
 async fn session(

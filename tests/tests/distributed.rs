@@ -97,6 +97,22 @@ fn start_evaluator(dir: &Path, learner: u16) -> (Process, u16, PathBuf) {
     (process, metrics, history)
 }
 
+/// The step of the newest `checkpoint-STEP.safetensors` in `dir`.
+fn newest_checkpoint(dir: &Path) -> Option<u64> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .strip_prefix("checkpoint-")?
+                .strip_suffix(".safetensors")?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+}
+
 /// The learner's `rnad_learner_step`, once its endpoint answers.
 fn learner_step(learner: &Learner) -> Option<f64> {
     scrape(learner.metrics).and_then(|t| sample(&t, "rnad_learner_step"))
@@ -275,38 +291,12 @@ fn a_killed_learner_resumes_and_everyone_reconnects() {
     wait_for(
         "a checkpoint at step 200 or later",
         LONG,
-        || {
-            std::fs::read_dir(&checkpoints)
-                .ok()?
-                .filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_string_lossy()
-                        .strip_prefix("checkpoint-")?
-                        .strip_suffix(".safetensors")?
-                        .parse::<u64>()
-                        .ok()
-                })
-                .max()
-                .filter(|s| *s >= 200)
-        },
+        || newest_checkpoint(&checkpoints).filter(|s| *s >= 200),
         || learner.process.stderr(),
     );
     learner.process.signal("KILL");
     learner.process.wait(SHORT);
-    let saved = std::fs::read_dir(&checkpoints)
-        .unwrap()
-        .filter_map(|e| {
-            e.unwrap()
-                .file_name()
-                .to_string_lossy()
-                .strip_prefix("checkpoint-")?
-                .strip_suffix(".safetensors")?
-                .parse::<u64>()
-                .ok()
-        })
-        .max()
-        .unwrap();
+    let saved = newest_checkpoint(&checkpoints).unwrap();
     let evaluated_before = history(&history_path).len();
 
     let restarted = start_learner(&dir, port, metrics, "learner-2.log");
