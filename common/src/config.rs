@@ -237,6 +237,14 @@ impl Config {
         )?;
         positive(r.adam_eps, "rnad.adam_eps")?;
         positive(self.actors.count as f64, "actors.count")?;
+        check(
+            !self.actors.lockstep || self.actors.count == 1,
+            "actors.count",
+            format!(
+                "lockstep runs use exactly 1 actor, got {}",
+                self.actors.count
+            ),
+        )?;
         positive(self.actors.games_per_actor as f64, "actors.games_per_actor")?;
         positive(self.actors.queue_capacity as f64, "actors.queue_capacity")?;
         non_negative(
@@ -354,6 +362,7 @@ mod tests {
             ),
             ("hidden = [64, 64]", "hidden = []", "network.hidden"),
             ("count = 2", "count = 0", "actors.count"),
+            ("lockstep = false", "lockstep = true", "actors.count"),
             ("keep = 3", "keep = 0", "checkpoint.keep"),
         ] {
             let err = error_for(from, to);

@@ -14,13 +14,11 @@ use std::sync::Arc;
 
 use rnad_actor::metrics::ActorMetrics;
 use rnad_actor::worker::{self, WorkerOptions};
-use rnad_common::config::{Config, ConfigError};
+use rnad_common::config::Config;
 
 use crate::error::LearnerError;
-use crate::metrics::LearnerMetrics;
 use crate::serve::{run_serve, ServeOptions};
-use crate::service::Hub;
-use crate::training::{published, resume, RunDir, RunSummary, Source, TrainOptions, Trainer};
+use crate::training::{open, Opened, RunSummary, Source, TrainOptions, Trainer};
 
 /// Options of a local run beyond the config.
 #[derive(Clone, Debug, Default)]
@@ -38,7 +36,6 @@ pub fn run_local(
     options: LocalOptions,
     stop: Arc<AtomicBool>,
 ) -> Result<RunSummary, LearnerError> {
-    config.validate()?;
     let train = TrainOptions {
         max_steps: options.max_steps,
         progress: options.progress,
@@ -85,20 +82,10 @@ fn run_lockstep(
     train: &TrainOptions,
     stop: &AtomicBool,
 ) -> Result<RunSummary, LearnerError> {
-    if config.actors.count != 1 {
-        return Err(ConfigError::Invalid {
-            key: "actors.count",
-            message: format!(
-                "lockstep runs use exactly 1 actor, got {}",
-                config.actors.count
-            ),
-        }
-        .into());
-    }
-    let dir = RunDir::create(config)?;
-    let resumed = resume(config, &dir, train.progress)?;
+    let Opened {
+        dir, resumed, hub, ..
+    } = open(config, train.progress)?;
     let mut learner = resumed.learner;
-    let (hub, _queue) = Hub::new(config, published(&learner), LearnerMetrics::new());
     let mut trainer = Trainer {
         config,
         dir: &dir,

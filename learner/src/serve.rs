@@ -8,9 +8,8 @@ use std::sync::Arc;
 use rnad_common::config::Config;
 
 use crate::error::LearnerError;
-use crate::metrics::LearnerMetrics;
-use crate::service::{self, Hub};
-use crate::training::{published, resume, RunDir, RunSummary, Source, TrainOptions, Trainer};
+use crate::service;
+use crate::training::{open, Opened, RunSummary, Source, TrainOptions, Trainer};
 
 /// Where a served learner listens.
 #[derive(Clone, Debug)]
@@ -40,12 +39,13 @@ pub fn run_serve(
     stop: Arc<AtomicBool>,
     ready: impl FnOnce(Bound),
 ) -> Result<RunSummary, LearnerError> {
-    config.validate()?;
-    let dir = RunDir::create(&config)?;
-    let resumed = resume(&config, &dir, options.train.progress)?;
+    let Opened {
+        dir,
+        resumed,
+        hub,
+        queue,
+    } = open(&config, options.train.progress)?;
     let mut learner = resumed.learner;
-    let metrics = LearnerMetrics::new();
-    let (hub, receiver) = Hub::new(&config, published(&learner), metrics.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .thread_name("learner-rpc")
@@ -61,7 +61,7 @@ pub fn run_serve(
             })?;
         let metrics_addr = match options.metrics {
             Some(addr) => Some(
-                rnad_common::metrics::serve(addr, metrics.registry.clone())
+                rnad_common::metrics::serve(addr, hub.metrics.registry.clone())
                     .await
                     .map_err(|e| LearnerError::Bind { addr, source: e })?,
             ),
@@ -77,7 +77,7 @@ pub fn run_serve(
         config: &config,
         dir: &dir,
         hub: &hub,
-        source: Source::Queue(receiver),
+        source: Source::Queue(queue),
         wall_offset: resumed.wall_offset,
     };
     let result = trainer.run(&mut learner, &options.train, &stop);

@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
@@ -21,6 +22,7 @@ use rnad_evaluator::history::{append_history, evaluate, HistoryEntry, NashConvs,
 
 use crate::checkpoint;
 use crate::error::LearnerError;
+use crate::metrics::LearnerMetrics;
 use crate::rnad::{Learner, StepStats};
 use crate::service::{Hub, Published};
 
@@ -103,6 +105,34 @@ pub fn resume(config: &Config, dir: &RunDir, verbose: bool) -> Result<Resumed, L
     }
 }
 
+/// A run directory opened for training: the learner resumed (or fresh) and
+/// the hub it publishes through, with the receiving end of its queue.
+pub struct Opened {
+    /// The run directory.
+    pub dir: RunDir,
+    /// The learner and what its checkpoint carried.
+    pub resumed: Resumed,
+    /// Published parameters, queue and metrics.
+    pub hub: Arc<Hub>,
+    /// Where submitted trajectories arrive.
+    pub queue: Receiver<Trajectory>,
+}
+
+/// Validates the config, records it in the run directory and resumes from
+/// the newest checkpoint there.
+pub fn open(config: &Config, verbose: bool) -> Result<Opened, LearnerError> {
+    config.validate()?;
+    let dir = RunDir::create(config)?;
+    let resumed = resume(config, &dir, verbose)?;
+    let (hub, queue) = Hub::new(config, published(&resumed.learner), LearnerMetrics::new());
+    Ok(Opened {
+        dir,
+        resumed,
+        hub,
+        queue,
+    })
+}
+
 /// What the learner currently publishes.
 pub fn published(learner: &Learner) -> Published {
     let state = learner.state();
@@ -181,7 +211,12 @@ impl Trainer<'_> {
         options: &TrainOptions,
         stop: &AtomicBool,
     ) -> Result<RunSummary, LearnerError> {
-        let tree = GameTree::build(self.config.game.load().as_ref())?;
+        // Only runs that evaluate need the game tree.
+        let tree = if options.evaluate {
+            Some(GameTree::build(self.config.game.load().as_ref())?)
+        } else {
+            None
+        };
         let shape = learner.shape().clone();
         let started = Instant::now();
         let mut progress = Progress::new(learner);
@@ -201,8 +236,11 @@ impl Trainer<'_> {
             self.hub.publish(published(learner));
             self.record_step(learner, &stats);
             let step = learner.state().step;
-            if options.evaluate && self.evaluation_due(step, last_eval) {
-                last = Some(self.evaluate(&tree, &shape, learner, started)?);
+            if let Some(tree) = tree
+                .as_ref()
+                .filter(|_| self.evaluation_due(step, last_eval))
+            {
+                last = Some(self.evaluate(tree, &shape, learner, started)?);
                 last_eval = Some((step, Instant::now()));
             }
             if step % self.config.checkpoint.interval_steps == 0 {
@@ -213,8 +251,11 @@ impl Trainer<'_> {
             }
         }
         let step = learner.state().step;
-        if options.evaluate && last_eval.is_none_or(|(at, _)| at != step) {
-            last = Some(self.evaluate(&tree, &shape, learner, started)?);
+        if let Some(tree) = tree
+            .as_ref()
+            .filter(|_| last_eval.is_none_or(|(at, _)| at != step))
+        {
+            last = Some(self.evaluate(tree, &shape, learner, started)?);
         }
         let checkpoint = self.save(learner, started)?;
         if options.progress {
