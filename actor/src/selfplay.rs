@@ -85,17 +85,8 @@ impl SelfPlay {
 
     fn skip_chance(&mut self, state: &mut dyn State) {
         while state.turn() == Turn::Chance {
-            let outcomes = state.chance_outcomes();
-            let mut u: f64 = self.rng.random();
-            let mut chosen = outcomes[outcomes.len() - 1].0;
-            for (action, p) in outcomes {
-                if u < p {
-                    chosen = action;
-                    break;
-                }
-                u -= p;
-            }
-            state.apply_action(chosen);
+            let u: f64 = self.rng.random();
+            state.apply_action(inverse_cdf(u, state.chance_outcomes()));
         }
     }
 
@@ -196,18 +187,46 @@ impl SelfPlay {
 
     /// Samples an action from `policy`, only among legal actions.
     fn sample(&mut self, policy: &[f32], legal: &[f32]) -> usize {
-        let mut u: f32 = self.rng.random();
-        let mut last_legal = 0;
-        for (a, (&p, &m)) in policy.iter().zip(legal).enumerate() {
-            if m == 0.0 {
-                continue;
-            }
-            last_legal = a;
-            if u < p {
-                return a;
-            }
-            u -= p;
+        let u: f32 = self.rng.random();
+        let legal_probs = policy
+            .iter()
+            .zip(legal)
+            .enumerate()
+            .filter(|(_, (_, &m))| m != 0.0)
+            .map(|(a, (&p, _))| (a, p));
+        inverse_cdf(u, legal_probs)
+    }
+}
+
+/// Inverse-CDF sampling: the first item whose probability exceeds what is
+/// left of `u` after subtracting those before it, or the last item when
+/// rounding leaves some of `u` over.
+fn inverse_cdf<T>(mut u: T, items: impl IntoIterator<Item = (usize, T)>) -> usize
+where
+    T: Copy + PartialOrd + std::ops::SubAssign,
+{
+    let mut last = 0;
+    for (item, p) in items {
+        if u < p {
+            return item;
         }
-        last_legal
+        u -= p;
+        last = item;
+    }
+    last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inverse_cdf;
+
+    #[test]
+    fn inverse_cdf_walks_the_cumulative_probabilities() {
+        let items = [(3, 0.25), (5, 0.5), (8, 0.25)];
+        assert_eq!(inverse_cdf(0.0, items), 3);
+        assert_eq!(inverse_cdf(0.3, items), 5);
+        assert_eq!(inverse_cdf(0.8, items), 8);
+        // Probabilities that sum to a hair under 1 still give an item.
+        assert_eq!(inverse_cdf(0.9999f32, [(1, 0.5f32), (2, 0.4999)]), 2);
     }
 }

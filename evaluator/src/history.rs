@@ -49,28 +49,37 @@ pub struct PolicyKinds<'a> {
     pub reg: &'a ParamSet,
 }
 
-/// Full reports per policy kind, in [`NashConvs`] order.
+/// Full reports per policy kind.
 #[derive(Clone, Debug)]
 pub struct KindReports {
-    /// (name, report) for online, target, target_postprocessed, reg.
-    pub reports: Vec<(&'static str, NashConvReport)>,
+    /// θ.
+    pub online: NashConvReport,
+    /// θ_target.
+    pub target: NashConvReport,
+    /// θ_target after the reference post-processing.
+    pub target_postprocessed: NashConvReport,
+    /// θ_reg.
+    pub reg: NashConvReport,
 }
 
 impl KindReports {
+    /// Each kind with its name as history files and metric labels write it.
+    pub fn named(&self) -> [(&'static str, &NashConvReport); 4] {
+        [
+            ("online", &self.online),
+            ("target", &self.target),
+            ("target_postprocessed", &self.target_postprocessed),
+            ("reg", &self.reg),
+        ]
+    }
+
     /// Just the NashConv values.
     pub fn nash_convs(&self) -> NashConvs {
-        let get = |name: &str| {
-            self.reports
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, r)| r.nash_conv)
-                .expect("every kind is evaluated")
-        };
         NashConvs {
-            online: get("online"),
-            target: get("target"),
-            target_postprocessed: get("target_postprocessed"),
-            reg: get("reg"),
+            online: self.online.nash_conv,
+            target: self.target.nash_conv,
+            target_postprocessed: self.target_postprocessed.nash_conv,
+            reg: self.reg.nash_conv,
         }
     }
 }
@@ -90,19 +99,12 @@ pub fn evaluate(
         POLICY_THRESHOLD,
         POLICY_DISCRETIZATION,
     );
-    let reports = vec![
-        (
-            "online",
-            best_response.nash_conv(&network_policy(tree, shape, kinds.online)?),
-        ),
-        ("target", best_response.nash_conv(&target_policy)),
-        ("target_postprocessed", best_response.nash_conv(&processed)),
-        (
-            "reg",
-            best_response.nash_conv(&network_policy(tree, shape, kinds.reg)?),
-        ),
-    ];
-    Ok(KindReports { reports })
+    Ok(KindReports {
+        online: best_response.nash_conv(&network_policy(tree, shape, kinds.online)?),
+        target: best_response.nash_conv(&target_policy),
+        target_postprocessed: best_response.nash_conv(&processed),
+        reg: best_response.nash_conv(&network_policy(tree, shape, kinds.reg)?),
+    })
 }
 
 /// Appends one entry to the history file.

@@ -102,7 +102,7 @@ async fn session(
             let reports = evaluate(&tree, &shape, kinds).map_err(|e| format!("evaluating: {e}"))?;
             metrics.eval_seconds.observe(timer.elapsed().as_secs_f64());
             metrics.evaluated_step.set(params.version as i64);
-            for (kind, report) in &reports.reports {
+            for (kind, report) in reports.named() {
                 metrics
                     .nash_conv
                     .with_label_values(&[kind])
@@ -114,7 +114,7 @@ async fn session(
                 for (player, value) in report.best_response_values.iter().enumerate() {
                     metrics
                         .best_response_value
-                        .with_label_values(&[*kind, player.to_string().as_str()])
+                        .with_label_values(&[kind, player.to_string().as_str()])
                         .set(*value);
                 }
             }
