@@ -9,6 +9,7 @@
 //! policies over its information states are [`policy::TabularPolicy`] values.
 
 pub mod config;
+pub mod files;
 pub mod game;
 pub mod lifecycle;
 pub mod metrics;

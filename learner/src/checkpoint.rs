@@ -85,7 +85,6 @@ pub fn save(
     meta_extra: (f64, Vec<(u64, u128)>),
     keep: usize,
 ) -> Result<PathBuf, LearnerError> {
-    std::fs::create_dir_all(dir).map_err(|e| LearnerError::io(dir, e))?;
     let shape = NetShape::for_config(config);
     let mut tensors: HashMap<String, Tensor> = HashMap::new();
     for (prefix, set) in [
@@ -114,14 +113,12 @@ pub fn save(
         serde_json::to_string(&meta).expect("metadata serialises"),
     )]);
     let path = path_for(dir, state.step);
-    let tmp = path.with_extension("tmp");
     let views: Vec<(String, Tensor)> = tensors.into_iter().collect();
     let data = serialize(&views, metadata).map_err(|e| LearnerError::Checkpoint {
         path: path.clone(),
         message: e,
     })?;
-    std::fs::write(&tmp, data).map_err(|e| LearnerError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| LearnerError::io(&path, e))?;
+    rnad_common::files::write_atomically(&path, &data).map_err(|e| LearnerError::io(&path, e))?;
     let files = list(dir)?;
     for old in files.iter().take(files.len().saturating_sub(keep)) {
         std::fs::remove_file(old).map_err(|e| LearnerError::io(old, e))?;

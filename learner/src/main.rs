@@ -192,10 +192,8 @@ fn bench(config: Option<PathBuf>, seconds: f64, out: Option<PathBuf>) -> Result<
     let report = rnad_learner::bench::run(&config, seconds, &scratch)?;
     let _ = std::fs::remove_dir_all(&scratch);
     let text = serde_json::to_string_pretty(&report).expect("report serialises");
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| LearnerError::io(dir, e))?;
-    }
-    std::fs::write(&out, &text).map_err(|e| LearnerError::io(&out, e))?;
+    rnad_common::files::write_atomically(&out, text.as_bytes())
+        .map_err(|e| LearnerError::io(&out, e))?;
     println!("{text}");
     eprintln!("figures written to {}", out.display());
     Ok(())

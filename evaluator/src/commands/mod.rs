@@ -66,20 +66,12 @@ fn build_tree(game: GameName) -> Result<GameTree, EvaluatorError> {
     Ok(GameTree::build(game.load().as_ref())?)
 }
 
-/// Writes `contents` to `path` through a temporary file and a rename, so a
-/// crash never leaves half a file.
+/// [`rnad_common::files::write_atomically`], with the file named in errors.
 fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), EvaluatorError> {
-    let error = |source| EvaluatorError::Write {
+    rnad_common::files::write_atomically(path, contents).map_err(|source| EvaluatorError::Write {
         path: path.to_path_buf(),
         source,
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(error)?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    std::fs::write(&tmp, contents).map_err(error)?;
-    std::fs::rename(&tmp, path).map_err(error)
+    })
 }
 
 /// Writes one line of a command's report.
