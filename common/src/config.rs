@@ -1,6 +1,7 @@
 //! The experiment configuration: one typed TOML document, unknown keys
 //! refused, every value range-checked once at start-up with the key named.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -179,6 +180,16 @@ impl Config {
         toml::to_string(self).expect("config serialises")
     }
 
+    /// Every setting as (dotted key, value): `rnad.averaging` → `ema`,
+    /// `network.hidden` → `[256, 256]`. What runs are compared and grouped
+    /// by.
+    pub fn settings(&self) -> BTreeMap<String, String> {
+        let value = toml::Value::try_from(self).expect("config serialises");
+        let mut settings = BTreeMap::new();
+        flatten("", &value, &mut settings);
+        settings
+    }
+
     /// Checks every value's range.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let r = &self.rnad;
@@ -294,6 +305,28 @@ fn unit_interval(value: f64, key: &'static str) -> Result<(), ConfigError> {
     )
 }
 
+/// Writes a TOML value's leaves under dotted keys; strings lose their quotes.
+fn flatten(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, String>) {
+    match value {
+        toml::Value::Table(table) => {
+            for (key, value) in table {
+                let key = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                flatten(&key, value, out);
+            }
+        }
+        toml::Value::String(text) => {
+            out.insert(prefix.to_string(), text.clone());
+        }
+        other => {
+            out.insert(prefix.to_string(), other.to_string());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,6 +352,17 @@ mod tests {
             let again = Config::from_toml(&config.to_toml(), "round trip").unwrap();
             assert_eq!(again, config);
         }
+    }
+
+    #[test]
+    fn settings_are_flat_dotted_keys() {
+        let config = Config::from_toml(KUHN, "kuhn").unwrap();
+        let settings = config.settings();
+        assert_eq!(settings["game"], "kuhn_poker");
+        assert_eq!(settings["rnad.averaging"], "ema");
+        assert_eq!(settings["network.hidden"], "[64, 64]");
+        assert_eq!(settings["actors.lockstep"], "false");
+        assert!(!settings.contains_key("rnad"), "tables are not leaves");
     }
 
     #[test]

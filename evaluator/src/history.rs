@@ -119,3 +119,71 @@ pub fn append_history(path: &Path, entry: &HistoryEntry) -> std::io::Result<()> 
     let line = serde_json::to_string(entry).expect("history entry serialises");
     writeln!(file, "{line}")
 }
+
+/// Drops the entries of a history file made after `step` (a run resumed
+/// from its checkpoint at `step` makes them again). Lines that are not
+/// history entries are kept as they are. Returns how many entries were
+/// dropped; a missing file has none.
+pub fn truncate_history(path: &Path, step: u64) -> std::io::Result<usize> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let after = |line: &str| {
+        serde_json::from_str::<HistoryEntry>(line).is_ok_and(|e| e.learner_step > step)
+    };
+    let kept: Vec<&str> = text.lines().filter(|line| !after(line)).collect();
+    let dropped = text.lines().count() - kept.len();
+    if dropped > 0 {
+        let rewritten: String = kept.iter().map(|line| format!("{line}\n")).collect();
+        rnad_common::files::write_atomically(path, rewritten.as_bytes())?;
+    }
+    Ok(dropped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(step: u64) -> HistoryEntry {
+        HistoryEntry {
+            learner_step: step,
+            wall_seconds: step as f64,
+            samples: 10 * step,
+            nash_conv: NashConvs {
+                online: 1.0,
+                target: 0.5,
+                target_postprocessed: 0.25,
+                reg: 2.0,
+            },
+        }
+    }
+
+    #[test]
+    fn truncation_drops_only_entries_past_the_step() {
+        let dir = std::env::temp_dir().join(format!("rnad-history-{}", std::process::id()));
+        let path = dir.join("history.jsonl");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(truncate_history(&path, 5).unwrap(), 0, "no file, nothing dropped");
+        for step in [0, 100, 200, 300] {
+            append_history(&path, &entry(step)).unwrap();
+        }
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("not an entry\n");
+        std::fs::write(&path, &text).unwrap();
+
+        assert_eq!(truncate_history(&path, 100).unwrap(), 2);
+        let lines: Vec<String> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(serde_json::from_str::<HistoryEntry>(&lines[0]).unwrap(), entry(0));
+        assert_eq!(serde_json::from_str::<HistoryEntry>(&lines[1]).unwrap(), entry(100));
+        assert_eq!(lines[2], "not an entry", "unparsed lines are kept");
+        assert_eq!(truncate_history(&path, 100).unwrap(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

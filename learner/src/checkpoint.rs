@@ -58,6 +58,12 @@ pub fn path_for(dir: &Path, step: u64) -> PathBuf {
     dir.join(format!("{PREFIX}{step:012}{SUFFIX}"))
 }
 
+/// The step a checkpoint file's name records.
+pub fn step_of(path: &Path) -> Option<u64> {
+    let name = path.file_name()?.to_str()?;
+    name.strip_prefix(PREFIX)?.strip_suffix(SUFFIX)?.parse().ok()
+}
+
 /// Checkpoint files in `dir`, oldest first.
 pub fn list(dir: &Path) -> Result<Vec<PathBuf>, LearnerError> {
     let entries = match std::fs::read_dir(dir) {

@@ -46,6 +46,9 @@ pub enum LearnerError {
     /// A tensor computation failed.
     #[error("tensor computation failed: {0}")]
     Tensor(#[from] candle_core::Error),
+    /// A sweep that cannot go on, and why.
+    #[error("sweep: {0}")]
+    Sweep(String),
     /// The game could not be enumerated for evaluation.
     #[error(transparent)]
     Tree(#[from] TreeError),

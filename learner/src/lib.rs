@@ -14,5 +14,6 @@ pub mod rnad;
 pub mod schedule;
 pub mod serve;
 pub mod service;
+pub mod sweep;
 pub mod training;
 pub mod vtrace;

@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use rnad_common::config::Config;
+use rnad_common::config::{Averaging, Config};
 use rnad_learner::error::LearnerError;
 use rnad_learner::local::{run_local, LocalOptions};
 use rnad_learner::serve::{run_serve, ServeOptions};
+use rnad_learner::sweep::{self, SweepOptions, SweepOutcome};
 use rnad_learner::training::TrainOptions;
 
 /// The project's default experiment (`configs/leduc.toml`).
@@ -64,6 +65,31 @@ enum Command {
         #[arg(long)]
         max_steps: Option<u64>,
     },
+    /// Run a config for every (averaging variant, seed) pair, each in
+    /// OUT/VARIANT/seed-SEED, then write OUT/summary.md and OUT/summary.csv.
+    /// Interrupted, the same command resumes every run where it stopped.
+    Sweep {
+        /// The experiment every run starts from (its seed and averaging are
+        /// replaced).
+        #[arg(long)]
+        config: PathBuf,
+        /// Seeds, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "0,1,2")]
+        seeds: Vec<u64>,
+        /// Averaging variants, comma-separated: none, ema, am, scheduled.
+        #[arg(long, value_delimiter = ',', default_value = "none,ema,am,scheduled",
+              value_parser = rnad_learner::sweep::parse_variant)]
+        variants: Vec<Averaging>,
+        /// Learner steps per run.
+        #[arg(long)]
+        max_steps: u64,
+        /// Directory of the runs and the summary.
+        #[arg(long)]
+        out: PathBuf,
+        /// Runs at once. Default: one per core.
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
     /// Measure learner steps/s, decisions/s (learner alone, one actor
     /// alone, the whole local run) and one neural-policy NashConv; write
     /// the figures as JSON.
@@ -113,6 +139,29 @@ fn main() -> ExitCode {
             run_dir,
             max_steps,
         } => serve(config, listen, metrics, run_dir, max_steps),
+        Command::Sweep {
+            config,
+            seeds,
+            variants,
+            max_steps,
+            out,
+            jobs,
+        } => Config::load(&config)
+            .map_err(LearnerError::from)
+            .and_then(|base| {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let jobs = jobs.unwrap_or(cores).max(1);
+                run_sweep(SweepOptions {
+                    base,
+                    seeds,
+                    variants,
+                    max_steps,
+                    out,
+                    jobs,
+                    threads_per_job: (cores / jobs).max(1),
+                    program: std::env::current_exe().map_err(|e| LearnerError::io(&config, e))?,
+                })
+            }),
         Command::Bench {
             config,
             seconds,
@@ -173,6 +222,24 @@ fn local(
             "step {}: NashConv online {} target {} target_postprocessed {} reg {}",
             summary.step, n.online, n.target, n.target_postprocessed, n.reg
         );
+    }
+    Ok(())
+}
+
+fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
+    let stop = rnad_common::lifecycle::stop_on_signals();
+    let runs = sweep::plan(&options)?;
+    eprintln!(
+        "sweep: {} runs ({} variants x {} seeds) to step {}, {} at a time, in {}",
+        runs.len(),
+        options.variants.len(),
+        options.seeds.len(),
+        options.max_steps,
+        options.jobs,
+        options.out.display()
+    );
+    if sweep::run_all(&options, &runs, &stop)? == SweepOutcome::Interrupted {
+        return Ok(());
     }
     Ok(())
 }

@@ -18,7 +18,9 @@ use rnad_common::config::Config;
 use rnad_common::net::NetShape;
 use rnad_common::trajectory::Trajectory;
 use rnad_common::tree::GameTree;
-use rnad_evaluator::history::{append_history, evaluate, HistoryEntry, NashConvs, PolicyKinds};
+use rnad_evaluator::history::{
+    append_history, evaluate, truncate_history, HistoryEntry, NashConvs, PolicyKinds,
+};
 
 use crate::checkpoint;
 use crate::error::LearnerError;
@@ -84,12 +86,17 @@ pub fn resume(config: &Config, dir: &RunDir, verbose: bool) -> Result<Resumed, L
     match checkpoint::list(&dir.checkpoints)?.last() {
         Some(path) => {
             let loaded = checkpoint::load(path, config)?;
+            let step = loaded.meta.step;
+            let dropped = truncate_history(&dir.history, step)
+                .map_err(|e| LearnerError::io(&dir.history, e))?;
             if verbose {
-                eprintln!(
-                    "resuming from {} (step {})",
-                    path.display(),
-                    loaded.meta.step
-                );
+                eprintln!("resuming from {} (step {step})", path.display());
+                if dropped > 0 {
+                    eprintln!(
+                        "dropped {dropped} evaluations past step {step} from {} (they will be made again)",
+                        dir.history.display()
+                    );
+                }
             }
             Ok(Resumed {
                 learner: Learner::from_state(config, loaded.state),
@@ -220,8 +227,13 @@ impl Trainer<'_> {
         let shape = learner.shape().clone();
         let started = Instant::now();
         let mut progress = Progress::new(learner);
-        let mut last_eval: Option<(u64, Instant)> = None;
         let mut last = None;
+        let mut last_eval = (learner.state().step, Instant::now());
+        // A fresh run records its initial policy, so curves start at step 0;
+        // a resumed run's history already holds its checkpoint's step.
+        if let Some(tree) = tree.as_ref().filter(|_| learner.state().step == 0) {
+            last = Some(self.evaluate(tree, &shape, learner, started)?);
+        }
         let reached = |step: u64| options.max_steps.is_some_and(|m| step >= m);
         while !stop.load(Ordering::SeqCst) && !reached(learner.state().step) {
             let Some(batch) = self.next_batch(learner.state().step, stop)? else {
@@ -238,10 +250,10 @@ impl Trainer<'_> {
             let step = learner.state().step;
             if let Some(tree) = tree
                 .as_ref()
-                .filter(|_| self.evaluation_due(step, last_eval))
+                .filter(|_| self.evaluation_due(step, last_eval.1))
             {
                 last = Some(self.evaluate(tree, &shape, learner, started)?);
-                last_eval = Some((step, Instant::now()));
+                last_eval = (step, Instant::now());
             }
             if step % self.config.checkpoint.interval_steps == 0 {
                 self.save(learner, started)?;
@@ -251,10 +263,7 @@ impl Trainer<'_> {
             }
         }
         let step = learner.state().step;
-        if let Some(tree) = tree
-            .as_ref()
-            .filter(|_| last_eval.is_none_or(|(at, _)| at != step))
-        {
+        if let Some(tree) = tree.as_ref().filter(|_| last_eval.0 != step) {
             last = Some(self.evaluate(tree, &shape, learner, started)?);
         }
         let checkpoint = self.save(learner, started)?;
@@ -282,14 +291,13 @@ impl Trainer<'_> {
         m.queue_depth.set(self.hub.queue_depth() as i64);
     }
 
-    fn evaluation_due(&self, step: u64, last: Option<(u64, Instant)>) -> bool {
-        let Some((at, when)) = last else {
-            return true;
-        };
+    /// Step-based evaluations fall on multiples of the interval, so runs
+    /// (and a run and its resumption) are evaluated at the same steps.
+    fn evaluation_due(&self, step: u64, since: Instant) -> bool {
         let e = &self.config.evaluation;
-        let by_steps = e.interval_steps > 0 && step >= at + e.interval_steps;
+        let by_steps = e.interval_steps > 0 && step % e.interval_steps == 0;
         let by_time =
-            e.interval_seconds > 0.0 && when.elapsed().as_secs_f64() >= e.interval_seconds;
+            e.interval_seconds > 0.0 && since.elapsed().as_secs_f64() >= e.interval_seconds;
         by_steps || by_time
     }
 

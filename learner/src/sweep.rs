@@ -1,0 +1,313 @@
+//! `rnad-learner sweep`: one experiment config run for every (averaging
+//! variant, seed) pair, each in its own run directory, as many at once as
+//! asked, then summarised.
+//!
+//! Every run is a `rnad-learner local` child process on its run directory
+//! (its output in `log.txt` there), so a crash stays inside one run and an
+//! interrupted sweep resumes each run from its newest checkpoint when the
+//! same command is given again. Runs that already reached the step budget
+//! are not started again.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rnad_common::config::{Averaging, Config};
+use rnad_evaluator::history::HistoryEntry;
+
+use crate::checkpoint;
+use crate::error::LearnerError;
+
+/// How often the sweep looks at its children.
+const POLL: Duration = Duration::from_millis(200);
+/// How often it prints where the running runs are.
+const PROGRESS_INTERVAL: Duration = Duration::from_secs(30);
+
+/// What to sweep.
+#[derive(Clone, Debug)]
+pub struct SweepOptions {
+    /// The experiment every run starts from.
+    pub base: Config,
+    /// Seeds, each run once per variant.
+    pub seeds: Vec<u64>,
+    /// Averaging modes of the regularisation network.
+    pub variants: Vec<Averaging>,
+    /// Learner steps per run.
+    pub max_steps: u64,
+    /// Where the run directories and the summary go.
+    pub out: PathBuf,
+    /// Runs at once.
+    pub jobs: usize,
+    /// Compute threads each run may use.
+    pub threads_per_job: usize,
+    /// The `rnad-learner` binary that runs each `local` child.
+    pub program: PathBuf,
+}
+
+/// One (variant, seed) run of a sweep.
+#[derive(Clone, Debug)]
+pub struct SweepRun {
+    /// Its averaging mode.
+    pub variant: Averaging,
+    /// Its seed.
+    pub seed: u64,
+    /// Its config (run directory included).
+    pub config: Config,
+}
+
+impl SweepRun {
+    /// A short name: `ema seed 1`.
+    pub fn name(&self) -> String {
+        format!("{} seed {}", variant_name(self.variant), self.seed)
+    }
+
+    fn dir(&self) -> &Path {
+        &self.config.run_dir
+    }
+}
+
+/// The name a variant has on the command line and in directory names.
+pub fn variant_name(variant: Averaging) -> &'static str {
+    match variant {
+        Averaging::None => "none",
+        Averaging::Ema => "ema",
+        Averaging::Am => "am",
+        Averaging::Scheduled => "scheduled",
+    }
+}
+
+/// A variant from its name (`none`, `ema`, `am`, `scheduled`).
+pub fn parse_variant(name: &str) -> Result<Averaging, String> {
+    [
+        Averaging::None,
+        Averaging::Ema,
+        Averaging::Am,
+        Averaging::Scheduled,
+    ]
+    .into_iter()
+    .find(|&v| variant_name(v) == name)
+    .ok_or_else(|| format!("unknown variant {name:?}: use none, ema, am or scheduled"))
+}
+
+/// Every run of the sweep, with its directory `OUT/VARIANT/seed-SEED`.
+/// A directory that already holds a run of a different config is an error
+/// naming the first setting that differs (nothing is overwritten).
+pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, LearnerError> {
+    let mut runs = Vec::new();
+    for &variant in &options.variants {
+        for &seed in &options.seeds {
+            let mut config = options.base.clone();
+            config.seed = seed;
+            config.rnad.averaging = variant;
+            config.run_dir = options
+                .out
+                .join(variant_name(variant))
+                .join(format!("seed-{seed}"));
+            config.validate()?;
+            check_recorded(&config)?;
+            runs.push(SweepRun {
+                variant,
+                seed,
+                config,
+            });
+        }
+    }
+    Ok(runs)
+}
+
+/// Refuses a run directory whose recorded config is another experiment.
+fn check_recorded(config: &Config) -> Result<(), LearnerError> {
+    let path = config.run_dir.join("config.toml");
+    if !path.exists() {
+        return Ok(());
+    }
+    let recorded = Config::load(&path)?.settings();
+    let wanted = config.settings();
+    let differs = wanted
+        .iter()
+        .filter(|(key, _)| key.as_str() != "run_dir")
+        .find(|(key, value)| recorded.get(*key) != Some(value));
+    match differs {
+        None => Ok(()),
+        Some((key, value)) => Err(LearnerError::Sweep(format!(
+            "{} already holds a run with {key} = {}, this sweep wants {value}; \
+             choose another --out or move the directory away",
+            path.display(),
+            recorded.get(key).map_or("(missing)", String::as_str),
+        ))),
+    }
+}
+
+/// The step a run's newest checkpoint holds (0 when it has none).
+pub fn reached_step(run: &SweepRun) -> Result<u64, LearnerError> {
+    let checkpoints = checkpoint::list(&run.dir().join("checkpoints"))?;
+    Ok(checkpoints
+        .last()
+        .and_then(|p| checkpoint::step_of(p))
+        .unwrap_or(0))
+}
+
+/// How a sweep ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SweepOutcome {
+    /// Every run reached the step budget.
+    Complete,
+    /// A stop was requested; the runs saved checkpoints.
+    Interrupted,
+}
+
+/// Runs every run that has not reached the budget, `options.jobs` at a
+/// time. A failed run does not stop the others; it is reported at the end
+/// with its log.
+pub fn run_all(
+    options: &SweepOptions,
+    runs: &[SweepRun],
+    stop: &AtomicBool,
+) -> Result<SweepOutcome, LearnerError> {
+    let mut waiting = VecDeque::new();
+    for run in runs {
+        let step = reached_step(run)?;
+        if step >= options.max_steps {
+            eprintln!("{}: done already (step {step})", run.name());
+        } else {
+            waiting.push_back(run);
+        }
+    }
+    let total = waiting.len();
+    let mut running: Vec<Running> = Vec::new();
+    let mut failures = Vec::new();
+    let mut last_progress = Instant::now();
+    while !(waiting.is_empty() && running.is_empty()) {
+        if stop.load(Ordering::SeqCst) {
+            for child in &running {
+                child.terminate();
+            }
+            for mut child in running.drain(..) {
+                let _ = child.process.wait();
+            }
+            eprintln!("sweep interrupted: give the same command again to resume");
+            return Ok(SweepOutcome::Interrupted);
+        }
+        while running.len() < options.jobs {
+            let Some(run) = waiting.pop_front() else {
+                break;
+            };
+            eprintln!(
+                "[{}/{total}] starting {} in {}",
+                total - waiting.len(),
+                run.name(),
+                run.dir().display()
+            );
+            running.push(Running::start(options, run)?);
+        }
+        std::thread::sleep(POLL);
+        let mut still = Vec::new();
+        for mut child in running.drain(..) {
+            match child.process.try_wait() {
+                Ok(None) => still.push(child),
+                Ok(Some(status)) if status.success() && !stop.load(Ordering::SeqCst) => {
+                    eprintln!(
+                        "finished {} in {:.0} s",
+                        child.run.name(),
+                        child.started.elapsed().as_secs_f64()
+                    );
+                }
+                Ok(Some(_)) if stop.load(Ordering::SeqCst) => {}
+                Ok(Some(status)) => failures.push(format!(
+                    "{} ({status}; see {})",
+                    child.run.name(),
+                    child.log.display()
+                )),
+                Err(e) => return Err(LearnerError::io(&child.log, e)),
+            }
+        }
+        running = still;
+        if last_progress.elapsed() >= PROGRESS_INTERVAL && !running.is_empty() {
+            for child in &running {
+                eprintln!("  {}", child.progress(options.max_steps));
+            }
+            last_progress = Instant::now();
+        }
+    }
+    if failures.is_empty() {
+        Ok(SweepOutcome::Complete)
+    } else {
+        Err(LearnerError::Sweep(format!(
+            "runs failed: {}",
+            failures.join(", ")
+        )))
+    }
+}
+
+/// A run's child process.
+struct Running<'a> {
+    run: &'a SweepRun,
+    process: Child,
+    log: PathBuf,
+    started: Instant,
+}
+
+impl<'a> Running<'a> {
+    fn start(options: &SweepOptions, run: &'a SweepRun) -> Result<Running<'a>, LearnerError> {
+        let dir = run.dir();
+        std::fs::create_dir_all(dir).map_err(|e| LearnerError::io(dir, e))?;
+        let config = dir.join("config.toml");
+        std::fs::write(&config, run.config.to_toml()).map_err(|e| LearnerError::io(&config, e))?;
+        let log = dir.join("log.txt");
+        let file = File::options()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .map_err(|e| LearnerError::io(&log, e))?;
+        let err = file.try_clone().map_err(|e| LearnerError::io(&log, e))?;
+        let process = Command::new(&options.program)
+            .arg("local")
+            .arg("--run-dir")
+            .arg(dir)
+            .arg("--max-steps")
+            .arg(options.max_steps.to_string())
+            .env("RAYON_NUM_THREADS", options.threads_per_job.to_string())
+            .stdin(Stdio::null())
+            .stdout(file)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| LearnerError::io(&options.program, e))?;
+        Ok(Running {
+            run,
+            process,
+            log,
+            started: Instant::now(),
+        })
+    }
+
+    /// Asks the child to save a checkpoint and exit.
+    fn terminate(&self) {
+        // SAFETY: kill(2) on our own child's pid has no memory effects.
+        unsafe {
+            libc::kill(self.process.id() as libc::pid_t, libc::SIGTERM);
+        }
+    }
+
+    /// `ema seed 1: step 12000 of 50000, NashConv target 0.41 reg 0.52`.
+    fn progress(&self, max_steps: u64) -> String {
+        let history = self.run.dir().join("history.jsonl");
+        let last = std::fs::read_to_string(history).ok().and_then(|text| {
+            text.lines()
+                .rev()
+                .find_map(|l| serde_json::from_str::<HistoryEntry>(l).ok())
+        });
+        match last {
+            Some(e) => format!(
+                "{}: evaluated at step {} of {max_steps}: NashConv target {:.4} reg {:.4}",
+                self.run.name(),
+                e.learner_step,
+                e.nash_conv.target,
+                e.nash_conv.reg
+            ),
+            None => format!("{}: not evaluated yet", self.run.name()),
+        }
+    }
+}
