@@ -40,6 +40,9 @@ pub enum EvaluatorError {
         /// Why.
         source: std::io::Error,
     },
+    /// Runs that cannot be plotted or summarised.
+    #[error(transparent)]
+    Experiment(#[from] crate::experiments::ExperimentError),
     /// The game could not be enumerated for exact evaluation.
     #[error(transparent)]
     Tree(#[from] TreeError),

@@ -49,6 +49,9 @@ pub enum LearnerError {
     /// A sweep that cannot go on, and why.
     #[error("sweep: {0}")]
     Sweep(String),
+    /// A sweep's runs could not be summarised.
+    #[error(transparent)]
+    Experiment(#[from] rnad_evaluator::experiments::ExperimentError),
     /// The game could not be enumerated for evaluation.
     #[error(transparent)]
     Tree(#[from] TreeError),

@@ -241,6 +241,15 @@ fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
     if sweep::run_all(&options, &runs, &stop)? == SweepOutcome::Interrupted {
         return Ok(());
     }
+    let (md, csv) = sweep::summarise(&options, &runs)?;
+    print!("{}", std::fs::read_to_string(&md).map_err(|e| LearnerError::io(&md, e))?);
+    eprintln!(
+        "summary written to {} and {}; draw it with: rnad-evaluator plot --runs {} --out {}/nash_conv.png",
+        md.display(),
+        csv.display(),
+        options.out.display(),
+        options.out.display()
+    );
     Ok(())
 }
 

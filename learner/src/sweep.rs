@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rnad_common::config::{Averaging, Config};
+use rnad_evaluator::experiments::group::group;
+use rnad_evaluator::experiments::runs::load_run;
+use rnad_evaluator::experiments::summary::write_summary;
 use rnad_evaluator::history::HistoryEntry;
 
 use crate::checkpoint;
@@ -240,6 +243,26 @@ pub fn run_all(
             failures.join(", ")
         )))
     }
+}
+
+/// Writes `OUT/summary.md` and `OUT/summary.csv` over the sweep's runs;
+/// returns their paths.
+pub fn summarise(
+    options: &SweepOptions,
+    runs: &[SweepRun],
+) -> Result<(PathBuf, PathBuf), LearnerError> {
+    let loaded = runs
+        .iter()
+        .map(|run| load_run(run.dir()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let seeds: Vec<String> = options.seeds.iter().map(u64::to_string).collect();
+    let heading = format!(
+        "Sweep on {}: seeds {}, {} learner steps per run",
+        options.base.game,
+        seeds.join(", "),
+        options.max_steps
+    );
+    Ok(write_summary(&options.out, &group(loaded), &heading)?)
 }
 
 /// A run's child process.

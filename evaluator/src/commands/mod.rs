@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod eval;
+pub mod plot;
 pub mod solve;
 pub mod watch;
 
@@ -39,6 +40,9 @@ pub enum Command {
     Solve(solve::SolveArgs),
     /// Evaluate a running learner's policies at every new version.
     Watch(watch::WatchArgs),
+    /// Draw NashConv over training for a set of runs: per variant the mean
+    /// over seeds and the min–max band.
+    Plot(plot::PlotArgs),
     /// Time one exact NashConv and one CFR+ iteration; write the figures.
     Bench(bench::BenchArgs),
 }
@@ -50,6 +54,7 @@ impl Cli {
             Command::Eval(args) => eval::run(args, out),
             Command::Solve(args) => solve::run(args, out),
             Command::Bench(args) => bench::run(args, out),
+            Command::Plot(args) => plot::run(args, out),
             Command::Watch(args) => watch::run(args),
         }
     }

@@ -1,0 +1,72 @@
+//! `rnad-evaluator plot`: NashConv against steps or wall time for a set of
+//! runs, one colour per variant, the mean over seeds with its min–max band.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::emit;
+use crate::error::EvaluatorError;
+use crate::experiments::group::group;
+use crate::experiments::plot::{plot, Format, PlotSpec};
+use crate::experiments::runs::load_runs;
+use crate::experiments::stats::{Axis, PolicyKind};
+
+/// Arguments of `plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Run directories (each with config.toml and history.jsonl), or
+    /// directories holding them, such as a sweep's output.
+    #[arg(long, num_args = 1.., required = true)]
+    pub runs: Vec<PathBuf>,
+    /// The figure: .png or .svg.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Horizontal axis: learner steps or training wall time.
+    #[arg(long, value_enum, default_value_t = Axis::Steps)]
+    pub x: Axis,
+    /// Logarithmic NashConv axis.
+    #[arg(long)]
+    pub log_y: bool,
+    /// Which policy's NashConv. target_postprocessed is what OpenSpiel's
+    /// R-NaD solver plays (seed 000's measure).
+    #[arg(long, value_enum, default_value_t = PolicyKind::Target)]
+    pub kind: PolicyKind,
+    /// The figure's title. Default: the game, the policy kind and the
+    /// number of runs.
+    #[arg(long)]
+    pub title: Option<String>,
+}
+
+/// Runs `plot`: loads every run (any unusable one is an error naming it),
+/// groups them into variants and writes the figure.
+pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
+    Format::of(&args.out)?;
+    let runs = load_runs(&args.runs)?;
+    let count = runs.len();
+    let game = runs[0].config.game;
+    let variants = group(runs);
+    let spec = PlotSpec {
+        title: args.title.clone().unwrap_or_else(|| {
+            format!("{game}: NashConv of the {} policy", args.kind.name())
+        }),
+        kind: args.kind,
+        axis: args.x,
+        log_y: args.log_y,
+    };
+    plot(&variants, &spec, &args.out)?;
+    emit(
+        out,
+        &format!(
+            "{} runs in {} variants drawn to {}",
+            count,
+            variants.len(),
+            args.out.display()
+        ),
+    )?;
+    for variant in &variants {
+        emit(out, &format!("  {}: seeds {:?}", variant.label, variant.seeds()))?;
+    }
+    Ok(())
+}

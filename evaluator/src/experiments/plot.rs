@@ -1,0 +1,317 @@
+//! The NashConv figure: per variant, the mean over seeds as a line and the
+//! min–max band shaded, drawn with plotters as SVG and rasterised with
+//! resvg for PNG (with a bundled font, so text renders on any machine).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+
+use super::group::Variant;
+use super::stats::{band, Axis, Band, PolicyKind};
+use super::ExperimentError;
+
+/// The font PNG text is drawn with (DejaVu Sans, see `assets/`).
+const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+/// Figure size in pixels.
+const SIZE: (u32, u32) = (1200, 750);
+/// Line colours, one per variant, colour-blind safe (Okabe–Ito).
+const COLOURS: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+];
+/// The smallest NashConv a log axis shows (exact zeros are clamped to it).
+const LOG_FLOOR: f64 = 1e-6;
+
+/// What to draw.
+#[derive(Clone, Debug)]
+pub struct PlotSpec {
+    /// The figure's title.
+    pub title: String,
+    /// Which policy's NashConv.
+    pub kind: PolicyKind,
+    /// Steps or wall time.
+    pub axis: Axis,
+    /// Logarithmic NashConv axis.
+    pub log_y: bool,
+}
+
+/// The output format, from the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `.png`.
+    Png,
+    /// `.svg`.
+    Svg,
+}
+
+impl Format {
+    /// The format `path` asks for, or an error naming the path.
+    pub fn of(path: &Path) -> Result<Format, ExperimentError> {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("png") => Ok(Format::Png),
+            Some(e) if e.eq_ignore_ascii_case("svg") => Ok(Format::Svg),
+            _ => Err(ExperimentError::Draw {
+                path: path.to_path_buf(),
+                message: "the file must end in .png or .svg".into(),
+            }),
+        }
+    }
+}
+
+/// Draws the figure and writes it to `out` (PNG or SVG by extension).
+pub fn plot(variants: &[Variant], spec: &PlotSpec, out: &Path) -> Result<(), ExperimentError> {
+    let format = Format::of(out)?;
+    let draw_error = |message: String| ExperimentError::Draw {
+        path: out.to_path_buf(),
+        message,
+    };
+    let bands: Vec<Band> = variants
+        .iter()
+        .map(|v| band(&v.runs, spec.kind, spec.axis))
+        .collect();
+    let svg = render_svg(variants, &bands, spec).map_err(draw_error)?;
+    let bytes = match format {
+        Format::Svg => svg.into_bytes(),
+        Format::Png => rasterise(&svg).map_err(draw_error)?,
+    };
+    rnad_common::files::write_atomically(out, &bytes).map_err(|source| ExperimentError::Io {
+        path: PathBuf::from(out),
+        source,
+    })
+}
+
+/// The figure as an SVG document.
+fn render_svg(variants: &[Variant], bands: &[Band], spec: &PlotSpec) -> Result<String, String> {
+    let x_max = bands
+        .iter()
+        .flat_map(|b| b.x.iter().copied())
+        .fold(0.0, f64::max)
+        .max(1.0);
+    let floor = |v: f64| if spec.log_y { v.max(LOG_FLOOR) } else { v };
+    let y_low = bands
+        .iter()
+        .flat_map(|b| b.min.iter().copied())
+        .fold(f64::INFINITY, f64::min);
+    let y_high = bands
+        .iter()
+        .flat_map(|b| b.max.iter().copied())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !(y_low.is_finite() && y_high.is_finite()) {
+        return Err("no evaluations to draw".into());
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let chart = Chart {
+            variants,
+            bands,
+            spec,
+            floor: &floor,
+        };
+        if spec.log_y {
+            let (low, high) = (floor(y_low) / 1.5, floor(y_high) * 1.5);
+            let ticks = log_ticks(low, high);
+            chart.draw(
+                &root,
+                0.0..x_max,
+                (low..high).log_scale().with_key_points(ticks),
+            )?;
+        } else {
+            chart.draw(&root, 0.0..x_max, 0.0..y_high * 1.05)?;
+        }
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// The parts of a figure, drawn on either kind of NashConv axis.
+struct Chart<'a> {
+    variants: &'a [Variant],
+    bands: &'a [Band],
+    spec: &'a PlotSpec,
+    floor: &'a dyn Fn(f64) -> f64,
+}
+
+impl Chart<'_> {
+    fn draw<Y>(
+        &self,
+        root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+        x: std::ops::Range<f64>,
+        y: Y,
+    ) -> Result<(), String>
+    where
+        Y: AsRangedCoord<Value = f64>,
+        Y::CoordDescType: ValueFormatter<f64>,
+    {
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.spec.title, ("sans-serif", 26))
+            .margin(20)
+            .x_label_area_size(55)
+            .y_label_area_size(80)
+            .build_cartesian_2d(x, y)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc(self.spec.axis.title())
+            .y_desc(format!("NashConv ({})", self.spec.kind.name()))
+            .axis_desc_style(("sans-serif", 20))
+            .label_style(("sans-serif", 16))
+            .y_labels(12)
+            .x_label_formatter(&|v| axis_label(*v))
+            .y_label_formatter(&|v| axis_label(*v))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        for (index, (variant, band)) in self.variants.iter().zip(self.bands).enumerate() {
+            let colour = COLOURS[index % COLOURS.len()];
+            let mut outline: Vec<(f64, f64)> = band
+                .x
+                .iter()
+                .zip(&band.max)
+                .map(|(&x, &y)| (x, (self.floor)(y)))
+                .collect();
+            outline.extend(
+                band.x
+                    .iter()
+                    .zip(&band.min)
+                    .rev()
+                    .map(|(&x, &y)| (x, (self.floor)(y))),
+            );
+            chart
+                .draw_series(std::iter::once(Polygon::new(outline, colour.mix(0.18))))
+                .map_err(|e| e.to_string())?;
+            let line = band
+                .x
+                .iter()
+                .zip(&band.mean)
+                .map(|(&x, &y)| (x, (self.floor)(y)));
+            let seeds = variant.runs.len();
+            chart
+                .draw_series(LineSeries::new(line, colour.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+                .label(if seeds == 1 {
+                    format!("{} (1 seed)", variant.label)
+                } else {
+                    format!("{} (mean and min–max of {seeds} seeds)", variant.label)
+                })
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font(("sans-serif", 17))
+            .draw()
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Ticks of a log axis: 1, 2 and 5 times each power of ten in range, or
+/// every integer multiple where the range spans too little for those.
+fn log_ticks(low: f64, high: f64) -> Vec<f64> {
+    let decades = low.log10().floor() as i32..=high.log10().ceil() as i32;
+    let within = |multiples: &[f64]| -> Vec<f64> {
+        decades
+            .clone()
+            .flat_map(|d| multiples.iter().map(move |m| m * 10f64.powi(d)))
+            .filter(|&t| t >= low && t <= high)
+            .collect()
+    };
+    let ticks = within(&[1.0, 2.0, 5.0]);
+    if ticks.len() >= 4 {
+        ticks
+    } else {
+        within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+    }
+}
+
+/// Axis numbers without float noise: 250000 → `250k`, 2.5 → `2.5`.
+fn axis_label(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 1e6 {
+        format!("{}M", round_label(value / 1e6))
+    } else if magnitude >= 1e3 {
+        format!("{}k", round_label(value / 1e3))
+    } else {
+        round_label(value)
+    }
+}
+
+fn round_label(value: f64) -> String {
+    // Three significant digits, at least two decimals.
+    let decimals = if value == 0.0 {
+        0
+    } else {
+        (2 - value.abs().log10().floor() as i32).max(2) as usize
+    };
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// SVG to PNG, text in the bundled font.
+fn rasterise(svg: &str) -> Result<Vec<u8>, String> {
+    let mut fonts = resvg::usvg::fontdb::Database::new();
+    fonts.load_font_data(FONT.to_vec());
+    fonts.set_sans_serif_family("DejaVu Sans");
+    let options = resvg::usvg::Options {
+        fontdb: Arc::new(fonts),
+        ..Default::default()
+    };
+    let tree = resvg::usvg::Tree::from_str(svg, &options).map_err(|e| e.to_string())?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or("the figure has no area")?;
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.encode_png().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_labels_are_short() {
+        assert_eq!(axis_label(250_000.0), "250k");
+        assert_eq!(axis_label(1_500_000.0), "1.5M");
+        assert_eq!(axis_label(2.5), "2.5");
+        assert_eq!(axis_label(0.0), "0");
+        assert_eq!(axis_label(0.002), "0.002");
+        assert_eq!(axis_label(0.0314), "0.0314");
+    }
+
+    #[test]
+    fn log_ticks_are_round_numbers_in_range() {
+        assert_eq!(log_ticks(0.03, 3.0), [0.05, 0.1, 0.2, 0.5, 1.0, 2.0]);
+        let narrow = log_ticks(0.25, 1.4);
+        assert_eq!(narrow.len(), 8, "{narrow:?}");
+        assert!((narrow[0] - 0.3).abs() < 1e-12 && narrow[7] == 1.0, "{narrow:?}");
+    }
+
+    #[test]
+    fn format_follows_the_extension() {
+        assert_eq!(Format::of(Path::new("a/b.PNG")).unwrap(), Format::Png);
+        assert_eq!(Format::of(Path::new("b.svg")).unwrap(), Format::Svg);
+        let err = Format::of(Path::new("b.pdf")).unwrap_err().to_string();
+        assert!(err.contains("b.pdf") && err.contains(".png or .svg"), "{err}");
+    }
+}

@@ -1,0 +1,138 @@
+//! A run directory as experiments read it: its recorded `config.toml` and
+//! its `history.jsonl`, every line checked.
+
+use std::path::{Path, PathBuf};
+
+use rnad_common::config::Config;
+
+use super::ExperimentError;
+use crate::history::HistoryEntry;
+
+/// One finished or running training run.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Its directory.
+    pub dir: PathBuf,
+    /// The config it recorded.
+    pub config: Config,
+    /// Its evaluations, in file order.
+    pub history: Vec<HistoryEntry>,
+}
+
+/// Reads a run directory. A missing or empty history, or any line that is
+/// not an evaluation, is an error naming the file (and line).
+pub fn load_run(dir: &Path) -> Result<Run, ExperimentError> {
+    let config_path = dir.join("config.toml");
+    if !config_path.exists() {
+        return Err(ExperimentError::Unusable {
+            path: dir.to_path_buf(),
+            message: "no config.toml: not a run directory".into(),
+        });
+    }
+    let config = Config::load(&config_path).map_err(|source| ExperimentError::Config {
+        path: config_path,
+        source,
+    })?;
+    let path = dir.join("history.jsonl");
+    let text = std::fs::read_to_string(&path).map_err(|source| ExperimentError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let history = parse_history(&path, &text)?;
+    Ok(Run {
+        dir: dir.to_path_buf(),
+        config,
+        history,
+    })
+}
+
+/// Parses history lines (blank lines are skipped); at least one entry, and
+/// learner steps must not go backwards.
+pub fn parse_history(path: &Path, text: &str) -> Result<Vec<HistoryEntry>, ExperimentError> {
+    let mut history: Vec<HistoryEntry> = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let malformed = |message: String| ExperimentError::Malformed {
+            path: path.to_path_buf(),
+            line: index + 1,
+            message,
+        };
+        let entry: HistoryEntry =
+            serde_json::from_str(line).map_err(|e| malformed(e.to_string()))?;
+        if let Some(previous) = history.last() {
+            if entry.learner_step < previous.learner_step {
+                return Err(malformed(format!(
+                    "learner_step {} after {}",
+                    entry.learner_step, previous.learner_step
+                )));
+            }
+        }
+        history.push(entry);
+    }
+    if history.is_empty() {
+        return Err(ExperimentError::Unusable {
+            path: path.to_path_buf(),
+            message: "no evaluations yet".into(),
+        });
+    }
+    Ok(history)
+}
+
+/// The run directories named: each one itself if it holds a `config.toml`,
+/// else every directory below it that does (a sweep's output stands for
+/// all its runs). Sorted, so figures and summaries do not depend on the
+/// order of the file system.
+pub fn find_runs(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, ExperimentError> {
+    let mut found = Vec::new();
+    for dir in dirs {
+        let before = found.len();
+        collect(dir, &mut found)?;
+        if found.len() == before {
+            return Err(ExperimentError::Unusable {
+                path: dir.clone(),
+                message: "no run directory (one with a config.toml) here or below".into(),
+            });
+        }
+    }
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+fn collect(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), ExperimentError> {
+    if dir.join("config.toml").is_file() {
+        found.push(dir.to_path_buf());
+        return Ok(());
+    }
+    let io = |source| ExperimentError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() {
+            collect(&path, found)?;
+        }
+    }
+    Ok(())
+}
+
+/// Loads every run found under `dirs`; all must be of one game.
+pub fn load_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, ExperimentError> {
+    let runs = find_runs(dirs)?
+        .iter()
+        .map(|dir| load_run(dir))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(first) = runs.first() {
+        if let Some(other) = runs.iter().find(|r| r.config.game != first.config.game) {
+            return Err(ExperimentError::MixedGames {
+                first: first.config.game.to_string(),
+                other: other.config.game.to_string(),
+                path: other.dir.clone(),
+            });
+        }
+    }
+    Ok(runs)
+}

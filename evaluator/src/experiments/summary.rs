@@ -1,0 +1,100 @@
+//! A sweep's summary: per variant and policy kind, the final NashConv over
+//! seeds, the best reached and the late-training stability, as Markdown for
+//! people and CSV for tools.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use super::group::Variant;
+use super::stats::{variant_stats, PolicyKind};
+use super::ExperimentError;
+
+/// The CSV columns, in order.
+pub const CSV_HEADER: &str =
+    "variant,kind,seeds,last_step,final_mean,final_min,final_max,best,tail_mean,tail_std";
+
+/// One CSV row per (variant, policy kind).
+pub fn summary_csv(variants: &[Variant]) -> String {
+    let mut csv = format!("{CSV_HEADER}\n");
+    for variant in variants {
+        for kind in PolicyKind::ALL {
+            let s = variant_stats(&variant.runs, kind);
+            writeln!(
+                csv,
+                "\"{}\",{},{},{},{},{},{},{},{},{}",
+                variant.label.replace('"', "\"\""),
+                kind.name(),
+                s.seeds,
+                s.last_step,
+                s.last.mean,
+                s.last.min,
+                s.last.max,
+                s.best,
+                s.tail_mean,
+                s.tail_std
+            )
+            .expect("writing to a string");
+        }
+    }
+    csv
+}
+
+/// One Markdown table per policy kind, under `heading`.
+pub fn summary_markdown(variants: &[Variant], heading: &str) -> String {
+    let mut md = format!(
+        "# {heading}\n\n\
+         NashConv (sum over both players of the best-response gain) per variant, \
+         over seeds. *final*: the last evaluation of each seed (mean, min–max); \
+         *best*: the lowest value any seed reached; *last 10%*: mean and standard \
+         deviation over each seed's last 10% of evaluations, averaged over seeds \
+         (the standard deviation measures how much the approximation still moves).\n"
+    );
+    for kind in PolicyKind::ALL {
+        write!(
+            md,
+            "\n## {}\n\n| variant | seeds | step | final mean | final min–max | best | last 10% mean | last 10% std |\n|---|---|---|---|---|---|---|---|\n",
+            kind.name()
+        )
+        .expect("writing to a string");
+        for variant in variants {
+            let s = variant_stats(&variant.runs, kind);
+            writeln!(
+                md,
+                "| {} | {} | {} | {:.4} | {:.4}–{:.4} | {:.4} | {:.4} | {:.4} |",
+                variant.label,
+                s.seeds,
+                s.last_step,
+                s.last.mean,
+                s.last.min,
+                s.last.max,
+                s.best,
+                s.tail_mean,
+                s.tail_std
+            )
+            .expect("writing to a string");
+        }
+    }
+    md
+}
+
+/// Writes `summary.md` and `summary.csv` into `dir`; returns their paths.
+pub fn write_summary(
+    dir: &Path,
+    variants: &[Variant],
+    heading: &str,
+) -> Result<(PathBuf, PathBuf), ExperimentError> {
+    let md = dir.join("summary.md");
+    let csv = dir.join("summary.csv");
+    for (path, text) in [
+        (&md, summary_markdown(variants, heading)),
+        (&csv, summary_csv(variants)),
+    ] {
+        rnad_common::files::write_atomically(path, text.as_bytes()).map_err(|source| {
+            ExperimentError::Io {
+                path: path.clone(),
+                source,
+            }
+        })?;
+    }
+    Ok((md, csv))
+}
