@@ -165,7 +165,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("rnad-history-{}", std::process::id()));
         let path = dir.join("history.jsonl");
         let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(truncate_history(&path, 5).unwrap(), 0, "no file, nothing dropped");
+        assert_eq!(
+            truncate_history(&path, 5).unwrap(),
+            0,
+            "no file, nothing dropped"
+        );
         for step in [0, 100, 200, 300] {
             append_history(&path, &entry(step)).unwrap();
         }
@@ -180,8 +184,14 @@ mod tests {
             .map(str::to_string)
             .collect();
         assert_eq!(lines.len(), 3, "{lines:?}");
-        assert_eq!(serde_json::from_str::<HistoryEntry>(&lines[0]).unwrap(), entry(0));
-        assert_eq!(serde_json::from_str::<HistoryEntry>(&lines[1]).unwrap(), entry(100));
+        assert_eq!(
+            serde_json::from_str::<HistoryEntry>(&lines[0]).unwrap(),
+            entry(0)
+        );
+        assert_eq!(
+            serde_json::from_str::<HistoryEntry>(&lines[1]).unwrap(),
+            entry(100)
+        );
         assert_eq!(lines[2], "not an entry", "unparsed lines are kept");
         assert_eq!(truncate_history(&path, 100).unwrap(), 0);
         std::fs::remove_dir_all(&dir).unwrap();

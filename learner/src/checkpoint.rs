@@ -61,7 +61,10 @@ pub fn path_for(dir: &Path, step: u64) -> PathBuf {
 /// The step a checkpoint file's name records.
 pub fn step_of(path: &Path) -> Option<u64> {
     let name = path.file_name()?.to_str()?;
-    name.strip_prefix(PREFIX)?.strip_suffix(SUFFIX)?.parse().ok()
+    name.strip_prefix(PREFIX)?
+        .strip_suffix(SUFFIX)?
+        .parse()
+        .ok()
 }
 
 /// Checkpoint files in `dir`, oldest first.

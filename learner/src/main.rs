@@ -242,7 +242,10 @@ fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
         return Ok(());
     }
     let (md, csv) = sweep::summarise(&options, &runs)?;
-    print!("{}", std::fs::read_to_string(&md).map_err(|e| LearnerError::io(&md, e))?);
+    print!(
+        "{}",
+        std::fs::read_to_string(&md).map_err(|e| LearnerError::io(&md, e))?
+    );
     eprintln!(
         "summary written to {} and {}; draw it with: rnad-evaluator plot --runs {} --out {}/nash_conv.png",
         md.display(),

@@ -48,9 +48,10 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     let game = runs[0].config.game;
     let variants = group(runs);
     let spec = PlotSpec {
-        title: args.title.clone().unwrap_or_else(|| {
-            format!("{game}: NashConv of the {} policy", args.kind.name())
-        }),
+        title: args
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("{game}: NashConv of the {} policy", args.kind.name())),
         kind: args.kind,
         axis: args.x,
         log_y: args.log_y,
@@ -66,7 +67,10 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
         ),
     )?;
     for variant in &variants {
-        emit(out, &format!("  {}: seeds {:?}", variant.label, variant.seeds()))?;
+        emit(
+            out,
+            &format!("  {}: seeds {:?}", variant.label, variant.seeds()),
+        )?;
     }
     Ok(())
 }

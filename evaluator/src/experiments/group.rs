@@ -46,7 +46,9 @@ pub fn group(runs: Vec<Run>) -> Vec<Variant> {
             .keys()
             .filter(|key| {
                 key.as_str() == ALWAYS_LABELLED
-                    || keyed.iter().any(|(other, _)| other.get(*key) != first.get(*key))
+                    || keyed
+                        .iter()
+                        .any(|(other, _)| other.get(*key) != first.get(*key))
             })
             .collect(),
         None => Vec::new(),

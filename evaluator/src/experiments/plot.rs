@@ -304,7 +304,10 @@ mod tests {
         assert_eq!(log_ticks(0.03, 3.0), [0.05, 0.1, 0.2, 0.5, 1.0, 2.0]);
         let narrow = log_ticks(0.25, 1.4);
         assert_eq!(narrow.len(), 8, "{narrow:?}");
-        assert!((narrow[0] - 0.3).abs() < 1e-12 && narrow[7] == 1.0, "{narrow:?}");
+        assert!(
+            (narrow[0] - 0.3).abs() < 1e-12 && narrow[7] == 1.0,
+            "{narrow:?}"
+        );
     }
 
     #[test]
@@ -312,6 +315,9 @@ mod tests {
         assert_eq!(Format::of(Path::new("a/b.PNG")).unwrap(), Format::Png);
         assert_eq!(Format::of(Path::new("b.svg")).unwrap(), Format::Svg);
         let err = Format::of(Path::new("b.pdf")).unwrap_err().to_string();
-        assert!(err.contains("b.pdf") && err.contains(".png or .svg"), "{err}");
+        assert!(
+            err.contains("b.pdf") && err.contains(".png or .svg"),
+            "{err}"
+        );
     }
 }

@@ -129,8 +129,10 @@ pub fn band(runs: &[Run], kind: PolicyKind, axis: Axis) -> Band {
         let values: Vec<f64> = curves.iter().map(|c| interpolate(c, x)).collect();
         band.x.push(x);
         band.mean.push(mean(&values));
-        band.min.push(values.iter().copied().fold(f64::INFINITY, f64::min));
-        band.max.push(values.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        band.min
+            .push(values.iter().copied().fold(f64::INFINITY, f64::min));
+        band.max
+            .push(values.iter().copied().fold(f64::NEG_INFINITY, f64::max));
     }
     band
 }

@@ -1,0 +1,391 @@
+//! Experiments over synthetic run directories: grouping into variants, the
+//! mean/min–max band, the summary figures (worked by hand), the figure
+//! files, and every way a run can be unusable.
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use rnad_common::config::{Averaging, Config};
+use rnad_common::game::GameName;
+use rnad_evaluator::commands::Cli;
+use rnad_evaluator::experiments::group::group;
+use rnad_evaluator::experiments::runs::{load_run, load_runs};
+use rnad_evaluator::experiments::stats::{band, variant_stats, Axis, PolicyKind};
+use rnad_evaluator::experiments::summary::{summary_csv, summary_markdown, CSV_HEADER};
+use rnad_evaluator::history::{append_history, HistoryEntry, NashConvs};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("experiments")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn config(dir: &Path, averaging: Averaging, seed: u64) -> Config {
+    let text = include_str!("../../configs/kuhn.toml");
+    let mut config = Config::from_toml(text, "kuhn.toml").unwrap();
+    config.seed = seed;
+    config.rnad.averaging = averaging;
+    config.run_dir = dir.to_path_buf();
+    config
+}
+
+/// Target NashConv `values[i]` at step `steps[i]`; the other kinds are
+/// offsets of it, so each kind is told apart.
+fn entries(steps: &[u64], values: &[f64]) -> Vec<HistoryEntry> {
+    steps
+        .iter()
+        .zip(values)
+        .map(|(&step, &v)| HistoryEntry {
+            learner_step: step,
+            wall_seconds: step as f64 / 100.0,
+            samples: step * 10,
+            nash_conv: NashConvs {
+                online: v + 1.0,
+                target: v,
+                target_postprocessed: v + 0.5,
+                reg: v + 2.0,
+            },
+        })
+        .collect()
+}
+
+/// A run directory `root/name` with its config and history.
+fn make_run(root: &Path, name: &str, config: Config, history: &[HistoryEntry]) -> PathBuf {
+    let dir = root.join(name);
+    let mut config = config;
+    config.run_dir = dir.clone();
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.toml"), config.to_toml()).unwrap();
+    for entry in history {
+        append_history(&dir.join("history.jsonl"), entry).unwrap();
+    }
+    dir
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+#[test]
+fn runs_are_grouped_by_everything_but_the_seed() {
+    let root = scratch("grouping");
+    let steps = [0, 10, 20];
+    for seed in [0, 1] {
+        make_run(
+            &root,
+            &format!("none-{seed}"),
+            config(&root, Averaging::None, seed),
+            &entries(&steps, &[3.0, 2.0, 1.0]),
+        );
+    }
+    for seed in [0, 1, 2] {
+        make_run(
+            &root,
+            &format!("ema-{seed}"),
+            config(&root, Averaging::Ema, seed),
+            &entries(&steps, &[3.0, 2.0, 1.0]),
+        );
+    }
+    let variants = group(load_runs(&[root.clone()]).unwrap());
+    let labels: Vec<(&str, Vec<u64>)> = variants
+        .iter()
+        .map(|v| (v.label.as_str(), v.seeds()))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            ("averaging=ema", vec![0, 1, 2]),
+            ("averaging=none", vec![0, 1])
+        ]
+    );
+
+    // A second setting that differs joins the label, and splits the group.
+    let mut faster = config(&root, Averaging::Ema, 3);
+    faster.rnad.learning_rate = 0.01;
+    make_run(
+        &root,
+        "ema-fast",
+        faster,
+        &entries(&steps, &[3.0, 2.0, 1.0]),
+    );
+    let variants = group(load_runs(&[root]).unwrap());
+    let labels: Vec<&str> = variants.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "averaging=ema, learning_rate=0.0003",
+            "averaging=ema, learning_rate=0.01",
+            "averaging=none, learning_rate=0.0003"
+        ]
+    );
+}
+
+#[test]
+fn band_is_mean_min_and_max_over_seeds_on_the_common_range() {
+    let root = scratch("band");
+    // Seed 0 evaluated every 10 steps to 30; seed 1 every 20 steps to 40.
+    let a = make_run(
+        &root,
+        "a",
+        config(&root, Averaging::Ema, 0),
+        &entries(&[0, 10, 20, 30], &[4.0, 3.0, 2.0, 1.0]),
+    );
+    let b = make_run(
+        &root,
+        "b",
+        config(&root, Averaging::Ema, 1),
+        &entries(&[0, 20, 40], &[6.0, 2.0, 0.0]),
+    );
+    let runs = vec![load_run(&a).unwrap(), load_run(&b).unwrap()];
+    let target = band(&runs, PolicyKind::Target, Axis::Steps);
+    // x = 10: seed 1 interpolated halfway between 6 and 2 → 4; seed 0 is 3.
+    // x = 30: seed 1 halfway between 2 and 0 → 1; seed 0 is 1.
+    // Step 40 is beyond seed 0's range, so the band stops at 30.
+    assert_eq!(target.x, [0.0, 10.0, 20.0, 30.0]);
+    assert_eq!(target.mean, [5.0, 3.5, 2.0, 1.0]);
+    assert_eq!(target.min, [4.0, 3.0, 2.0, 1.0]);
+    assert_eq!(target.max, [6.0, 4.0, 2.0, 1.0]);
+    let reg = band(&runs, PolicyKind::Reg, Axis::Steps);
+    assert_eq!(reg.mean, [7.0, 5.5, 4.0, 3.0], "reg is target + 2 here");
+    let wall = band(&runs, PolicyKind::Target, Axis::Wall);
+    assert_eq!(wall.x, [0.0, 0.1, 0.2, 0.3], "wall time is step / 100 here");
+}
+
+#[test]
+fn summary_figures_match_a_hand_computation() {
+    let root = scratch("summary");
+    let steps: Vec<u64> = (0..20).map(|i| i * 100).collect();
+    // 20 evaluations: the last 10% is the last two.
+    let mut first: Vec<f64> = vec![5.0; 18];
+    first.extend([1.0, 3.0]);
+    let mut second: Vec<f64> = vec![4.0; 17];
+    second.extend([0.5, 2.0, 2.0]);
+    let a = make_run(
+        &root,
+        "a",
+        config(&root, Averaging::Am, 0),
+        &entries(&steps, &first),
+    );
+    let b = make_run(
+        &root,
+        "b",
+        config(&root, Averaging::Am, 1),
+        &entries(&steps, &second),
+    );
+    let variants = group(vec![load_run(&a).unwrap(), load_run(&b).unwrap()]);
+    let stats = variant_stats(&variants[0].runs, PolicyKind::Target);
+    assert_eq!(stats.seeds, 2);
+    assert_eq!(stats.last_step, 1900);
+    assert!(close(stats.last.mean, 2.5) && stats.last.min == 2.0 && stats.last.max == 3.0);
+    assert_eq!(stats.best, 0.5, "seed 1 touched 0.5 at step 1700");
+    // Tails: seed 0 [1, 3] mean 2 std 1; seed 1 [2, 2] mean 2 std 0.
+    assert!(close(stats.tail_mean, 2.0), "{stats:?}");
+    assert!(close(stats.tail_std, 0.5), "{stats:?}");
+
+    let csv = summary_csv(&variants);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], CSV_HEADER);
+    assert_eq!(lines.len(), 1 + PolicyKind::ALL.len());
+    assert_eq!(lines[2], "\"averaging=am\",target,2,1900,2.5,2,3,0.5,2,0.5");
+    assert!(lines[4].starts_with("\"averaging=am\",reg,2,1900,4.5,4,5,2.5,"));
+    let md = summary_markdown(&variants, "Test sweep");
+    assert!(md.starts_with("# Test sweep\n"), "{md}");
+    assert!(
+        md.contains(
+            "| averaging=am | 2 | 1900 | 2.5000 | 2.0000–3.0000 | 0.5000 | 2.0000 | 0.5000 |"
+        ),
+        "{md}"
+    );
+    for kind in PolicyKind::ALL {
+        assert!(md.contains(&format!("\n## {}\n", kind.name())), "{md}");
+    }
+}
+
+#[test]
+fn unusable_runs_are_named_in_the_error() {
+    let root = scratch("unusable");
+    let good = entries(&[0, 10], &[2.0, 1.0]);
+    let ema = config(&root, Averaging::Ema, 0);
+
+    let malformed = make_run(&root, "malformed", ema.clone(), &good);
+    let history = malformed.join("history.jsonl");
+    let mut text = std::fs::read_to_string(&history).unwrap();
+    text.push_str("{\"learner_step\": 20, \"nash_conv\": 1.0}\n");
+    std::fs::write(&history, text).unwrap();
+    let err = load_run(&malformed).unwrap_err().to_string();
+    assert!(err.contains("malformed/history.jsonl:3"), "{err}");
+
+    let backwards = make_run(
+        &root,
+        "backwards",
+        ema.clone(),
+        &entries(&[0, 10, 5], &[3.0, 2.0, 1.0]),
+    );
+    let err = load_run(&backwards).unwrap_err().to_string();
+    assert!(
+        err.contains("backwards/history.jsonl:3") && err.contains("learner_step 5 after 10"),
+        "{err}"
+    );
+
+    let missing = make_run(&root, "missing", ema.clone(), &[]);
+    let err = load_run(&missing).unwrap_err().to_string();
+    assert!(err.contains("missing/history.jsonl"), "{err}");
+
+    let empty = make_run(&root, "empty", ema.clone(), &[]);
+    std::fs::write(empty.join("history.jsonl"), "\n").unwrap();
+    let err = load_run(&empty).unwrap_err().to_string();
+    assert!(
+        err.contains("empty/history.jsonl") && err.contains("no evaluations"),
+        "{err}"
+    );
+
+    let bad_config = make_run(&root, "bad-config", ema.clone(), &good);
+    std::fs::write(bad_config.join("config.toml"), "game = \"chess\"\n").unwrap();
+    let err = load_run(&bad_config).unwrap_err().to_string();
+    assert!(err.contains("bad-config/config.toml"), "{err}");
+
+    let nothing = scratch("unusable-nothing");
+    let err = load_runs(&[nothing]).unwrap_err().to_string();
+    assert!(
+        err.contains("unusable-nothing") && err.contains("no run directory"),
+        "{err}"
+    );
+
+    let mixed = scratch("mixed");
+    make_run(&mixed, "kuhn", ema.clone(), &good);
+    let mut leduc = ema;
+    leduc.game = GameName::LeducPoker;
+    make_run(&mixed, "leduc", leduc, &good);
+    let err = load_runs(&[mixed]).unwrap_err().to_string();
+    assert!(
+        err.contains("different games") && err.contains("mixed/leduc"),
+        "{err}"
+    );
+
+    // Through the command: the figure is not written.
+    let out = root.join("figure.png");
+    let cli = Cli::try_parse_from([
+        "rnad-evaluator",
+        "plot",
+        "--runs",
+        root.join("malformed").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .unwrap();
+    let err = cli.run(&mut Vec::new()).unwrap_err().to_string();
+    assert!(err.contains("malformed/history.jsonl:3"), "{err}");
+    assert!(!out.exists());
+}
+
+/// Pixels of a figure exactly of one colour.
+fn count_colour(png: &Path, rgb: (u8, u8, u8)) -> usize {
+    let pixmap = resvg::tiny_skia::Pixmap::load_png(png).unwrap();
+    pixmap
+        .pixels()
+        .iter()
+        .filter(|p| (p.red(), p.green(), p.blue()) == rgb && p.alpha() == 255)
+        .count()
+}
+
+#[test]
+fn plot_draws_each_variant_as_png_and_svg() {
+    let root = scratch("plot");
+    let steps = [0, 100, 200, 300, 400];
+    for (seed, shift) in [(0, 0.0), (1, 0.2), (2, 0.4)] {
+        let values: Vec<f64> = [4.0, 2.0, 1.0, 0.5, 0.25]
+            .iter()
+            .map(|v| v + shift)
+            .collect();
+        make_run(
+            &root,
+            &format!("ema-{seed}"),
+            config(&root, Averaging::Ema, seed),
+            &entries(&steps, &values),
+        );
+        let values: Vec<f64> = [4.0, 3.0, 2.5, 2.0, 1.5]
+            .iter()
+            .map(|v| v + shift)
+            .collect();
+        make_run(
+            &root,
+            &format!("none-{seed}"),
+            config(&root, Averaging::None, seed),
+            &entries(&steps, &values),
+        );
+    }
+    let png = root.join("figure.png");
+    let mut report = Vec::new();
+    let cli = Cli::try_parse_from([
+        "rnad-evaluator",
+        "plot",
+        "--runs",
+        root.to_str().unwrap(),
+        "--out",
+        png.to_str().unwrap(),
+        "--log-y",
+    ])
+    .unwrap();
+    cli.run(&mut report).unwrap();
+    let report = String::from_utf8(report).unwrap();
+    assert!(report.contains("6 runs in 2 variants"), "{report}");
+    assert!(
+        report.contains("averaging=ema: seeds [0, 1, 2]"),
+        "{report}"
+    );
+
+    let pixmap = resvg::tiny_skia::Pixmap::load_png(&png).unwrap();
+    assert_eq!((pixmap.width(), pixmap.height()), (1200, 750));
+    // Each variant's line is drawn in its own colour (blue, then vermilion).
+    assert!(count_colour(&png, (0, 114, 178)) > 500, "the ema line");
+    assert!(count_colour(&png, (213, 94, 0)) > 500, "the none line");
+    // Text was rendered (the bundled font): many dark grey-to-black pixels
+    // beyond the lines and axes alone would be few.
+    assert!(count_colour(&png, (0, 0, 0)) > 1000, "text and axes");
+
+    let svg = root.join("figure.svg");
+    let cli = Cli::try_parse_from([
+        "rnad-evaluator",
+        "plot",
+        "--runs",
+        root.to_str().unwrap(),
+        "--out",
+        svg.to_str().unwrap(),
+        "--x",
+        "wall",
+        "--kind",
+        "reg",
+    ])
+    .unwrap();
+    cli.run(&mut Vec::new()).unwrap();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..40]);
+    for label in [
+        "averaging=ema (mean and min–max of 3 seeds)",
+        "averaging=none (mean and min–max of 3 seeds)",
+        "training wall time (s)",
+        "NashConv (reg)",
+    ] {
+        assert!(text.contains(label), "the figure names {label:?}");
+    }
+
+    let err = Cli::try_parse_from([
+        "rnad-evaluator",
+        "plot",
+        "--runs",
+        root.to_str().unwrap(),
+        "--out",
+        "figure.pdf",
+    ])
+    .unwrap()
+    .run(&mut Vec::new())
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("figure.pdf") && err.contains(".png or .svg"),
+        "{err}"
+    );
+}

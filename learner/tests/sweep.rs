@@ -1,0 +1,246 @@
+//! `rnad-learner sweep` through the binary on Kuhn: every (variant, seed)
+//! run in its own directory, resumed where it stopped (interrupted by a step
+//! budget or by SIGTERM) with the same histories as a straight run, the
+//! summary written, finished runs left alone, and foreign run directories
+//! refused.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use rnad_common::config::Config;
+use rnad_evaluator::history::HistoryEntry;
+
+const LEARNER: &str = env!("CARGO_BIN_EXE_rnad-learner");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("sweep")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Kuhn in lockstep (reproducible), evaluated and checkpointed every 10
+/// steps.
+fn write_config(dir: &Path) -> PathBuf {
+    let text = include_str!("../../configs/kuhn.toml");
+    let mut config = Config::from_toml(text, "kuhn.toml").unwrap();
+    config.actors.count = 1;
+    config.actors.lockstep = true;
+    config.evaluation.interval_seconds = 0.0;
+    config.evaluation.interval_steps = 10;
+    config.checkpoint.interval_steps = 10;
+    let path = dir.join("kuhn-sweep.toml");
+    std::fs::write(&path, config.to_toml()).unwrap();
+    path
+}
+
+fn sweep(config: &Path, out: &Path, variants: &str, seeds: &str, max_steps: u64) -> Output {
+    Command::new(LEARNER)
+        .args(["sweep", "--config"])
+        .arg(config)
+        .args(["--variants", variants, "--seeds", seeds, "--jobs", "2"])
+        .args(["--max-steps", &max_steps.to_string(), "--out"])
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// (step, NashConvs) of a run, wall time left out.
+fn curve(run: &Path) -> Vec<(u64, [f64; 4])> {
+    std::fs::read_to_string(run.join("history.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let e: HistoryEntry = serde_json::from_str(line).unwrap();
+            let n = e.nash_conv;
+            (
+                e.learner_step,
+                [n.online, n.target, n.target_postprocessed, n.reg],
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn sweep_resumes_runs_and_summarises_them() {
+    let root = scratch("resume");
+    let config = write_config(&root);
+    let out = root.join("out");
+
+    let first = sweep(&config, &out, "none,ema", "0,1", 20);
+    assert!(first.status.success(), "{}", text(&first));
+    let second = sweep(&config, &out, "none,ema", "0,1", 40);
+    let log = text(&second);
+    assert!(second.status.success(), "{log}");
+    assert!(log.contains("[4/4] starting"), "{log}");
+    for variant in ["none", "ema"] {
+        for seed in [0, 1] {
+            let run = out.join(variant).join(format!("seed-{seed}"));
+            let steps: Vec<u64> = curve(&run).iter().map(|(s, _)| *s).collect();
+            assert_eq!(steps, [0, 10, 20, 30, 40], "{}", run.display());
+            let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
+            assert!(run_log.contains("resuming from"), "{run_log}");
+            let recorded = Config::load(&run.join("config.toml")).unwrap();
+            assert_eq!(recorded.seed, seed);
+            assert_eq!(recorded.settings()["rnad.averaging"], variant);
+        }
+    }
+
+    // A straight run of one pair gives the same evaluations.
+    let straight = root.join("straight");
+    let output = sweep(&config, &straight, "ema", "1", 40);
+    assert!(output.status.success(), "{}", text(&output));
+    let resumed = curve(&out.join("ema/seed-1"));
+    assert_eq!(curve(&straight.join("ema/seed-1")), resumed);
+    assert_ne!(
+        curve(&out.join("ema/seed-0")),
+        resumed,
+        "seeds give different runs"
+    );
+
+    // The summary: stdout carries the Markdown; the CSV has a row per
+    // (variant, kind).
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.starts_with("# Sweep on kuhn_poker: seeds 0, 1, 40 learner steps per run"),
+        "{md}"
+    );
+    assert!(String::from_utf8_lossy(&second.stdout).contains("| averaging=ema | 2 | 40 |"));
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 1 + 2 * 4, "{csv}");
+    assert!(
+        rows[1].starts_with("\"averaging=none\",online,2,40,"),
+        "{csv}"
+    );
+
+    // Given again, nothing runs and nothing changes.
+    let again = sweep(&config, &out, "none,ema", "0,1", 40);
+    let log = text(&again);
+    assert!(again.status.success(), "{log}");
+    assert_eq!(log.matches("done already (step 40)").count(), 4, "{log}");
+    assert!(!log.contains("starting"), "{log}");
+    assert_eq!(curve(&out.join("ema/seed-1")), resumed);
+}
+
+#[test]
+fn sweep_refuses_a_directory_holding_another_experiment() {
+    let root = scratch("foreign");
+    let config = write_config(&root);
+    let out = root.join("out");
+    let output = sweep(&config, &out, "am", "3", 10);
+    assert!(output.status.success(), "{}", text(&output));
+    let recorded = out.join("am/seed-3/config.toml");
+    let other = std::fs::read_to_string(&recorded)
+        .unwrap()
+        .replace("learning_rate = 0.0003", "learning_rate = 0.001");
+    std::fs::write(&recorded, &other).unwrap();
+    let history = std::fs::read_to_string(out.join("am/seed-3/history.jsonl")).unwrap();
+
+    let refused = sweep(&config, &out, "am", "3", 20);
+    let log = text(&refused);
+    assert!(!refused.status.success(), "{log}");
+    assert!(
+        log.contains("am/seed-3/config.toml already holds a run with rnad.learning_rate = 0.001"),
+        "{log}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("am/seed-3/history.jsonl")).unwrap(),
+        history,
+        "the run is left as it was"
+    );
+
+    let unknown = sweep(&config, &out, "ema,median", "0", 10);
+    let log = text(&unknown);
+    assert!(!unknown.status.success());
+    assert!(log.contains("unknown variant \"median\""), "{log}");
+}
+
+#[test]
+fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
+    let root = scratch("sigterm");
+    let config = write_config(&root);
+    let out = root.join("out");
+    let args = |max: &str| {
+        let mut command = Command::new(LEARNER);
+        command
+            .args(["sweep", "--config"])
+            .arg(&config)
+            .args(["--variants", "none", "--seeds", "0,1", "--jobs", "2"])
+            .args(["--max-steps", max, "--out"])
+            .arg(&out);
+        command
+    };
+    let mut child = args("100000000")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let evaluated = |seed: u64| {
+        std::fs::read_to_string(out.join(format!("none/seed-{seed}/history.jsonl")))
+            .is_ok_and(|h| h.lines().count() >= 3)
+    };
+    while !(evaluated(0) && evaluated(1)) {
+        assert!(Instant::now() < deadline, "both runs to evaluate 3 times");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the sweep to exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let log = text(&output);
+    assert!(output.status.success(), "{log}");
+    assert!(log.contains("sweep interrupted"), "{log}");
+    assert!(
+        !out.join("summary.md").exists(),
+        "no summary of unfinished runs"
+    );
+
+    let mut stopped_at = Vec::new();
+    for seed in [0, 1] {
+        let run = out.join(format!("none/seed-{seed}"));
+        let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
+        let line = run_log
+            .lines()
+            .find(|l| l.starts_with("stopped at step"))
+            .unwrap_or_else(|| panic!("{run_log}"));
+        let step: u64 = line["stopped at step ".len()..]
+            .split(';')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        stopped_at.push(step);
+    }
+    let budget = stopped_at.iter().max().unwrap() + 15;
+    let resumed = args(&budget.to_string()).output().unwrap();
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    for (seed, stopped) in [0, 1].iter().zip(&stopped_at) {
+        let run = out.join(format!("none/seed-{seed}"));
+        let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
+        assert!(
+            run_log.contains(&format!("(step {stopped})")),
+            "resumed at {stopped}: {run_log}"
+        );
+        assert_eq!(curve(&run).last().unwrap().0, budget);
+    }
+    assert!(out.join("summary.md").exists());
+}
