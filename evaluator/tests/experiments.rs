@@ -89,7 +89,7 @@ fn runs_are_grouped_by_everything_but_the_seed() {
             &entries(&steps, &[3.0, 2.0, 1.0]),
         );
     }
-    let variants = group(load_runs(&[root.clone()]).unwrap());
+    let variants = group(load_runs(std::slice::from_ref(&root)).unwrap());
     let labels: Vec<(&str, Vec<u64>)> = variants
         .iter()
         .map(|v| (v.label.as_str(), v.seeds()))
