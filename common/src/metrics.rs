@@ -16,7 +16,14 @@ const MAX_REQUEST: usize = 8192;
 /// Binds `addr` and serves `registry` at `/metrics` on the current tokio
 /// runtime until the runtime stops. Returns the bound address (useful with
 /// port 0).
+///
+/// The page also carries the process's own `process_*` metrics (start time,
+/// CPU, memory, file descriptors), which dashboards count restarts by.
 pub async fn serve(addr: SocketAddr, registry: Registry) -> std::io::Result<SocketAddr> {
+    // Already registered when this registry is served a second time.
+    let _ = registry.register(Box::new(
+        prometheus::process_collector::ProcessCollector::for_self(),
+    ));
     let listener = TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     tokio::spawn(async move {

@@ -177,3 +177,142 @@ pub fn history(path: &Path) -> Vec<serde_json::Value> {
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
 }
+
+/// Names PromQL knows itself: functions, aggregations and keywords.
+const PROMQL_WORDS: &[&str] = &[
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "count",
+    "rate",
+    "irate",
+    "increase",
+    "changes",
+    "resets",
+    "delta",
+    "deriv",
+    "histogram_quantile",
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "and",
+    "or",
+    "unless",
+    "offset",
+    "bool",
+    "topk",
+    "bottomk",
+    "quantile",
+    "abs",
+    "clamp_min",
+    "clamp_max",
+    "time",
+    "vector",
+    "scalar",
+    "label_replace",
+];
+
+/// The metric names a PromQL expression reads: every identifier outside
+/// label matchers (`{...}`), range selectors (`[...]`), strings and
+/// `by`/`without` lists that is not a PromQL word.
+pub fn promql_metric_names(expr: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut chars = expr.char_indices().peekable();
+    let mut depth_braces = 0;
+    let mut depth_brackets = 0;
+    let mut grouping = false;
+    let mut previous = ' ';
+    while let Some((i, c)) = chars.next() {
+        // A letter right after a digit is a unit (`5m`), not a name.
+        let after_number = previous.is_ascii_digit();
+        previous = c;
+        match c {
+            '{' => depth_braces += 1,
+            '}' => depth_braces -= 1,
+            '[' => depth_brackets += 1,
+            ']' => depth_brackets -= 1,
+            ')' if grouping => grouping = false,
+            '"' => {
+                for (_, q) in chars.by_ref() {
+                    if q == '"' {
+                        break;
+                    }
+                }
+            }
+            c if (c.is_ascii_alphabetic() || c == '_')
+                && !after_number
+                && depth_braces == 0
+                && depth_brackets == 0 =>
+            {
+                let mut end = i + c.len_utf8();
+                while let Some(&(j, d)) = chars.peek() {
+                    if d.is_ascii_alphanumeric() || d == '_' || d == ':' {
+                        end = j + d.len_utf8();
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                let word = &expr[i..end];
+                if word == "by" || word == "without" {
+                    grouping = true;
+                } else if !grouping && !PROMQL_WORDS.contains(&word) {
+                    names.push(word.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+/// The sample names of a Prometheus text page (histograms' `_bucket`,
+/// `_sum` and `_count` included).
+pub fn sample_names(page: &str) -> std::collections::BTreeSet<String> {
+    page.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split(['{', ' ']).next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every PromQL expression of the Grafana dashboard.
+pub fn dashboard_queries() -> Vec<String> {
+    let path = workspace().join("docker/grafana/dashboards/rnad.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let dashboard: serde_json::Value = serde_json::from_str(&text).unwrap();
+    dashboard["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["targets"].as_array().cloned().unwrap_or_default())
+        .map(|t| t["expr"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn promql_names_skip_functions_labels_and_ranges() {
+        assert_eq!(
+            promql_metric_names(
+                "histogram_quantile(0.99, sum by (le) (rate(rnad_learner_policy_lag_bucket[5m])))"
+            ),
+            ["rnad_learner_policy_lag_bucket"]
+        );
+        assert_eq!(
+            promql_metric_names(r#"sum(up{job="actor"}) / count(x_total{a="b c"}[1h] offset 5m)"#),
+            ["up", "x_total"]
+        );
+        assert_eq!(
+            promql_metric_names("rate(a_sum[5m]) / rate(a_count[5m])"),
+            ["a_sum", "a_count"]
+        );
+    }
+}

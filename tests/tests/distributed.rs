@@ -8,7 +8,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use rnad_tests::{
-    free_port, history, labelled, local, sample, scrape, scratch, wait_for, workspace, Process,
+    dashboard_queries, free_port, history, labelled, local, promql_metric_names, sample,
+    sample_names, scrape, scratch, wait_for, workspace, Process,
 };
 
 const LONG: Duration = Duration::from_secs(120);
@@ -243,6 +244,28 @@ fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
     assert!(sample(&evaluator_text, "rnad_evaluator_eval_seconds_count").unwrap() > 0.0);
     for text in [&learner_text, &actor_text, &evaluator_text] {
         promtool_accepts(text);
+    }
+    dashboard_reads_only_exported_metrics(&[&learner_text, &actor_text, &evaluator_text]);
+}
+
+/// Every metric the Grafana dashboard queries is on one of the live pages
+/// (or is `up`, which Prometheus itself records per target).
+fn dashboard_reads_only_exported_metrics(pages: &[&str]) {
+    let mut exported = std::collections::BTreeSet::from(["up".to_string()]);
+    for page in pages {
+        exported.extend(sample_names(page));
+    }
+    let queries = dashboard_queries();
+    assert!(queries.len() >= 10, "{queries:?}");
+    for query in &queries {
+        let names = promql_metric_names(query);
+        assert!(!names.is_empty(), "{query} reads no metric");
+        for name in names {
+            assert!(
+                exported.contains(&name),
+                "the dashboard's {query:?} reads {name}, which no process exports"
+            );
+        }
     }
 }
 

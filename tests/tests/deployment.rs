@@ -1,0 +1,129 @@
+//! Static checks of the Docker deployment with the tools that read these
+//! files for real: Debian's `docker-compose config`, `promtool check
+//! config`, hadolint on the Dockerfile, and the Grafana dashboard against
+//! the JSON schema generated from Grafana's published types
+//! (`@grafana/schema`). `docker/install-check-tools.sh` installs them (CI
+//! runs it). That the dashboard's queries read only exported metrics is
+//! checked against live processes in `distributed.rs`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use rnad_tests::workspace;
+
+fn run(program: &str, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    Command::new(program)
+        .args(args)
+        .envs(envs.iter().copied())
+        .current_dir(workspace())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("{program} cannot be run ({e}): run docker/install-check-tools.sh (CI does)")
+        })
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+const COMPOSE: &str = "docker/docker-compose.yml";
+
+#[test]
+fn compose_file_is_valid_and_needs_the_grafana_password() {
+    let output = run(
+        "docker-compose",
+        &["-f", COMPOSE, "config", "-q"],
+        &[("GRAFANA_ADMIN_PASSWORD", "secret")],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+
+    let output = run(
+        "docker-compose",
+        &["-f", COMPOSE, "config"],
+        &[("GRAFANA_ADMIN_PASSWORD", "secret"), ("ACTORS", "5")],
+    );
+    let resolved = text(&output);
+    assert!(output.status.success(), "{resolved}");
+    assert!(resolved.contains("replicas: 5"), "{resolved}");
+    assert!(
+        !resolved.contains("container_name"),
+        "scalable services have no fixed names"
+    );
+
+    let output = Command::new("docker-compose")
+        .args(["-f", COMPOSE, "config", "-q"])
+        .env_remove("GRAFANA_ADMIN_PASSWORD")
+        .current_dir(workspace())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("GRAFANA_ADMIN_PASSWORD"),
+        "{}",
+        text(&output)
+    );
+}
+
+#[test]
+fn prometheus_config_is_valid() {
+    let output = run(
+        "promtool",
+        &["check", "config", "docker/prometheus/prometheus.yml"],
+        &[],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+}
+
+#[test]
+fn dockerfile_has_no_hadolint_errors() {
+    let output = run(
+        "hadolint",
+        &["--failure-threshold", "error", "docker/Dockerfile"],
+        &[],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+}
+
+/// Where docker/install-check-tools.sh puts the schema tools.
+fn node_tools() -> PathBuf {
+    workspace().join("target/check-tools/node_modules/.bin")
+}
+
+#[test]
+fn dashboard_matches_grafanas_schema() {
+    let tools = node_tools();
+    let schema = workspace().join("target/check-tools/dashboard.schema.json");
+    let output = run(
+        tools.join("ts-json-schema-generator").to_str().unwrap(),
+        &[
+            "--path",
+            "target/check-tools/node_modules/@grafana/schema/dist/types/raw/dashboard/x/types.gen.d.ts",
+            "--type",
+            "Dashboard",
+            "--no-type-check",
+            "-o",
+            schema.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    let output = run(
+        tools.join("ajv").to_str().unwrap(),
+        &[
+            "validate",
+            "--spec=draft7",
+            "--strict=false",
+            "--all-errors",
+            "-s",
+            schema.to_str().unwrap(),
+            "-d",
+            "docker/grafana/dashboards/rnad.json",
+        ],
+        &[],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+}
