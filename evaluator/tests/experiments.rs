@@ -295,27 +295,20 @@ fn count_colour(png: &Path, rgb: (u8, u8, u8)) -> usize {
 fn plot_draws_each_variant_as_png_and_svg() {
     let root = scratch("plot");
     let steps = [0, 100, 200, 300, 400];
+    let curves = [
+        ("ema", Averaging::Ema, [4.0, 2.0, 1.0, 0.5, 0.25]),
+        ("none", Averaging::None, [4.0, 3.0, 2.5, 2.0, 1.5]),
+    ];
     for (seed, shift) in [(0, 0.0), (1, 0.2), (2, 0.4)] {
-        let values: Vec<f64> = [4.0, 2.0, 1.0, 0.5, 0.25]
-            .iter()
-            .map(|v| v + shift)
-            .collect();
-        make_run(
-            &root,
-            &format!("ema-{seed}"),
-            config(&root, Averaging::Ema, seed),
-            &entries(&steps, &values),
-        );
-        let values: Vec<f64> = [4.0, 3.0, 2.5, 2.0, 1.5]
-            .iter()
-            .map(|v| v + shift)
-            .collect();
-        make_run(
-            &root,
-            &format!("none-{seed}"),
-            config(&root, Averaging::None, seed),
-            &entries(&steps, &values),
-        );
+        for (name, averaging, curve) in curves {
+            let values: Vec<f64> = curve.iter().map(|v| v + shift).collect();
+            make_run(
+                &root,
+                &format!("{name}-{seed}"),
+                config(&root, averaging, seed),
+                &entries(&steps, &values),
+            );
+        }
     }
     let png = root.join("figure.png");
     let mut report = Vec::new();

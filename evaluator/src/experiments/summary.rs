@@ -6,35 +6,41 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use super::group::Variant;
-use super::stats::{variant_stats, PolicyKind};
+use super::stats::{variant_stats, PolicyKind, VariantStats};
 use super::ExperimentError;
 
 /// The CSV columns, in order.
 pub const CSV_HEADER: &str =
     "variant,kind,seeds,last_step,final_mean,final_min,final_max,best,tail_mean,tail_std";
 
-/// One CSV row per (variant, policy kind).
+/// The figures of every (variant, policy kind), kind by kind.
+fn rows(variants: &[Variant]) -> impl Iterator<Item = (&Variant, PolicyKind, VariantStats)> {
+    PolicyKind::ALL.into_iter().flat_map(move |kind| {
+        variants
+            .iter()
+            .map(move |variant| (variant, kind, variant_stats(&variant.runs, kind)))
+    })
+}
+
+/// One CSV row per (variant, policy kind), kind by kind.
 pub fn summary_csv(variants: &[Variant]) -> String {
     let mut csv = format!("{CSV_HEADER}\n");
-    for variant in variants {
-        for kind in PolicyKind::ALL {
-            let s = variant_stats(&variant.runs, kind);
-            writeln!(
-                csv,
-                "\"{}\",{},{},{},{},{},{},{},{},{}",
-                variant.label.replace('"', "\"\""),
-                kind.name(),
-                s.seeds,
-                s.last_step,
-                s.last.mean,
-                s.last.min,
-                s.last.max,
-                s.best,
-                s.tail_mean,
-                s.tail_std
-            )
-            .expect("writing to a string");
-        }
+    for (variant, kind, s) in rows(variants) {
+        writeln!(
+            csv,
+            "\"{}\",{},{},{},{},{},{},{},{},{}",
+            variant.label.replace('"', "\"\""),
+            kind.name(),
+            s.seeds,
+            s.last_step,
+            s.last.mean,
+            s.last.min,
+            s.last.max,
+            s.best,
+            s.tail_mean,
+            s.tail_std
+        )
+        .expect("writing to a string");
     }
     csv
 }
@@ -49,30 +55,29 @@ pub fn summary_markdown(variants: &[Variant], heading: &str) -> String {
          deviation over each seed's last 10% of evaluations, averaged over seeds \
          (the standard deviation measures how much the approximation still moves).\n"
     );
-    for kind in PolicyKind::ALL {
-        write!(
-            md,
-            "\n## {}\n\n| variant | seeds | step | final mean | final min–max | best | last 10% mean | last 10% std |\n|---|---|---|---|---|---|---|---|\n",
-            kind.name()
-        )
-        .expect("writing to a string");
-        for variant in variants {
-            let s = variant_stats(&variant.runs, kind);
-            writeln!(
+    for (variant, kind, s) in rows(variants) {
+        if std::ptr::eq(variant, &variants[0]) {
+            write!(
                 md,
-                "| {} | {} | {} | {:.4} | {:.4}–{:.4} | {:.4} | {:.4} | {:.4} |",
-                variant.label,
-                s.seeds,
-                s.last_step,
-                s.last.mean,
-                s.last.min,
-                s.last.max,
-                s.best,
-                s.tail_mean,
-                s.tail_std
+                "\n## {}\n\n| variant | seeds | step | final mean | final min–max | best | last 10% mean | last 10% std |\n|---|---|---|---|---|---|---|---|\n",
+                kind.name()
             )
             .expect("writing to a string");
         }
+        writeln!(
+            md,
+            "| {} | {} | {} | {:.4} | {:.4}–{:.4} | {:.4} | {:.4} | {:.4} |",
+            variant.label,
+            s.seeds,
+            s.last_step,
+            s.last.mean,
+            s.last.min,
+            s.last.max,
+            s.best,
+            s.tail_mean,
+            s.tail_std
+        )
+        .expect("writing to a string");
     }
     md
 }
