@@ -267,18 +267,29 @@ fn unusable_runs_are_named_in_the_error() {
 
     // Through the command: the figure is not written.
     let out = root.join("figure.png");
-    let cli = Cli::try_parse_from([
+    let err = plot_command(&root.join("malformed"), &out, &[]).unwrap_err();
+    assert!(err.contains("malformed/history.jsonl:3"), "{err}");
+    assert!(!out.exists());
+}
+
+/// `rnad-evaluator plot --runs RUNS --out OUT EXTRA...` as the binary runs
+/// it: its report, or its error as text.
+fn plot_command(runs: &Path, out: &Path, extra: &[&str]) -> Result<String, String> {
+    let mut args = vec![
         "rnad-evaluator",
         "plot",
         "--runs",
-        root.join("malformed").to_str().unwrap(),
+        runs.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
-    ])
-    .unwrap();
-    let err = cli.run(&mut Vec::new()).unwrap_err().to_string();
-    assert!(err.contains("malformed/history.jsonl:3"), "{err}");
-    assert!(!out.exists());
+    ];
+    args.extend_from_slice(extra);
+    let mut report = Vec::new();
+    Cli::try_parse_from(args)
+        .unwrap()
+        .run(&mut report)
+        .map_err(|e| e.to_string())?;
+    Ok(String::from_utf8(report).unwrap())
 }
 
 /// Pixels of a figure exactly of one colour.
@@ -311,19 +322,7 @@ fn plot_draws_each_variant_as_png_and_svg() {
         }
     }
     let png = root.join("figure.png");
-    let mut report = Vec::new();
-    let cli = Cli::try_parse_from([
-        "rnad-evaluator",
-        "plot",
-        "--runs",
-        root.to_str().unwrap(),
-        "--out",
-        png.to_str().unwrap(),
-        "--log-y",
-    ])
-    .unwrap();
-    cli.run(&mut report).unwrap();
-    let report = String::from_utf8(report).unwrap();
+    let report = plot_command(&root, &png, &["--log-y"]).unwrap();
     assert!(report.contains("6 runs in 2 variants"), "{report}");
     assert!(
         report.contains("averaging=ema: seeds [0, 1, 2]"),
@@ -340,20 +339,7 @@ fn plot_draws_each_variant_as_png_and_svg() {
     assert!(count_colour(&png, (0, 0, 0)) > 1000, "text and axes");
 
     let svg = root.join("figure.svg");
-    let cli = Cli::try_parse_from([
-        "rnad-evaluator",
-        "plot",
-        "--runs",
-        root.to_str().unwrap(),
-        "--out",
-        svg.to_str().unwrap(),
-        "--x",
-        "wall",
-        "--kind",
-        "reg",
-    ])
-    .unwrap();
-    cli.run(&mut Vec::new()).unwrap();
+    plot_command(&root, &svg, &["--x", "wall", "--kind", "reg"]).unwrap();
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg"), "{}", &text[..40]);
     for label in [
@@ -365,18 +351,7 @@ fn plot_draws_each_variant_as_png_and_svg() {
         assert!(text.contains(label), "the figure names {label:?}");
     }
 
-    let err = Cli::try_parse_from([
-        "rnad-evaluator",
-        "plot",
-        "--runs",
-        root.to_str().unwrap(),
-        "--out",
-        "figure.pdf",
-    ])
-    .unwrap()
-    .run(&mut Vec::new())
-    .unwrap_err()
-    .to_string();
+    let err = plot_command(&root, Path::new("figure.pdf"), &[]).unwrap_err();
     assert!(
         err.contains("figure.pdf") && err.contains(".png or .svg"),
         "{err}"
