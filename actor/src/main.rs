@@ -1,11 +1,16 @@
 //! `rnad-actor`: a self-play actor process for an rnad learner.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use rand::RngExt;
 use rnad_actor::metrics::ActorMetrics;
+use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{run, WorkerOptions};
+use rnad_common::logging::{self, LogFormat};
+use rnad_common::proto::handshake::Token;
 
 /// An rnad self-play actor: plays batched games with the learner's latest
 /// parameters and ships them to it. Gets the game and network from the
@@ -23,40 +28,71 @@ struct Cli {
     /// Concurrent games, advanced by one batched forward pass per step.
     #[arg(long, default_value_t = 64)]
     games: usize,
-    /// Seed of the actor's generator (give each actor its own).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed of the actor's generator, for a reproducible actor. Default: a
+    /// fresh seed from the operating system's entropy (logged at start), so
+    /// scaled or restarted replicas never share random numbers.
+    #[arg(long)]
+    seed: Option<u64>,
     /// Finished games per submit.
     #[arg(long, default_value_t = 64)]
     submit_every: usize,
+    /// File holding the token the learner requires (default: the
+    /// RNAD_TOKEN environment variable; none if unset).
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Log format: text or json.
+    #[arg(long, env = "RNAD_LOG_FORMAT", default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    logging::init(cli.log_format);
+    let token = match Token::load(cli.token_file.as_deref()) {
+        Ok(token) => token,
+        Err(error) => {
+            tracing::error!(%error, "cannot read the token");
+            return ExitCode::FAILURE;
+        }
+    };
     let stop = rnad_common::lifecycle::stop_on_signals();
     let metrics = ActorMetrics::new();
     let _runtime = match cli.metrics {
         Some(addr) => match rnad_common::metrics::serve_blocking(addr, metrics.registry.clone()) {
             Ok((runtime, bound)) => {
-                eprintln!("rnad-actor: metrics on http://{bound}/metrics");
+                tracing::info!("metrics on http://{bound}/metrics");
                 Some(runtime)
             }
-            Err(e) => {
-                eprintln!("error: --metrics {addr}: {e}");
+            Err(error) => {
+                tracing::error!(%addr, %error, "cannot serve metrics");
                 return ExitCode::FAILURE;
             }
         },
         None => None,
     };
+    let seed = match cli.seed {
+        Some(seed) => {
+            tracing::info!(seed, "seed given with --seed");
+            seed
+        }
+        None => {
+            let seed = rand::rng().random::<u64>();
+            tracing::info!(
+                seed,
+                "seed drawn from OS entropy (pass --seed {seed} to replay this actor)"
+            );
+            seed
+        }
+    };
     let options = WorkerOptions {
         learner: cli.learner.clone(),
+        token,
         games: cli.games,
-        seed: cli.seed,
+        random: RngStream::of(seed),
         submit_every: cli.submit_every,
-        name: format!("rnad-actor (seed {})", cli.seed),
     };
-    eprintln!("rnad-actor: playing for the learner at {}", cli.learner);
+    tracing::info!(learner = %cli.learner, games = cli.games, "playing for the learner");
     run(&options, &stop, &metrics);
-    eprintln!("rnad-actor: stopped");
+    tracing::info!("stopped");
     ExitCode::SUCCESS
 }

@@ -11,6 +11,8 @@ pub struct ActorMetrics {
     pub games_total: IntCounter,
     /// Decisions taken.
     pub steps_total: IntCounter,
+    /// Batches of games the learner accepted.
+    pub submits_total: IntCounter,
     /// Parameter sets fetched from the learner.
     pub param_fetches_total: IntCounter,
     /// Connections lost and retried.
@@ -27,6 +29,10 @@ impl ActorMetrics {
             registry: Registry::new(),
             games_total: counter("rnad_actor_games_total", "Self-play games finished."),
             steps_total: counter("rnad_actor_steps_total", "Decisions taken in self-play."),
+            submits_total: counter(
+                "rnad_actor_submits_total",
+                "Batches of finished games the learner accepted.",
+            ),
             param_fetches_total: counter(
                 "rnad_actor_param_fetches_total",
                 "Parameter sets fetched from the learner.",
@@ -43,6 +49,7 @@ impl ActorMetrics {
         for c in [
             &metrics.games_total,
             &metrics.steps_total,
+            &metrics.submits_total,
             &metrics.param_fetches_total,
             &metrics.reconnects_total,
             &metrics.errors_total,

@@ -15,6 +15,32 @@ use rnad_common::game::{Game, State, Turn};
 use rnad_common::net::{legal_policy, NetShape, ParamSet, PolicyValueNet};
 use rnad_common::trajectory::{Step, Trajectory};
 
+/// Where a [`SelfPlay`]'s random numbers come from: a ChaCha8 generator
+/// keyed by `seed`, on stream `stream`. Streams of one key are independent
+/// sequences (ChaCha's stream id is part of its input block), so sessions
+/// and actors that share a seed but not a stream never replay each other's
+/// numbers, which `seed + k` schemes do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RngStream {
+    /// The generator's key.
+    pub seed: u64,
+    /// The stream of that key.
+    pub stream: u64,
+}
+
+impl RngStream {
+    /// Stream 0 of `seed`.
+    pub fn of(seed: u64) -> RngStream {
+        RngStream { seed, stream: 0 }
+    }
+
+    fn generator(self) -> ChaCha8Rng {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        rng.set_stream(self.stream);
+        rng
+    }
+}
+
 /// Parameters an actor plays with, and their version.
 #[derive(Clone, Debug)]
 pub struct PolicySnapshot {
@@ -35,17 +61,17 @@ pub struct SelfPlay {
     shape: NetShape,
     slots: Vec<Slot>,
     rng: ChaCha8Rng,
-    seed: u64,
+    source: RngStream,
     decisions: u64,
 }
 
 impl SelfPlay {
-    /// `games` concurrent games, sampling with a generator seeded by `seed`.
-    pub fn new(game: Arc<dyn Game>, shape: NetShape, games: usize, seed: u64) -> SelfPlay {
+    /// `games` concurrent games, sampling from `source`.
+    pub fn new(game: Arc<dyn Game>, shape: NetShape, games: usize, source: RngStream) -> SelfPlay {
         let mut play = SelfPlay {
             slots: Vec::with_capacity(games),
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            seed,
+            rng: source.generator(),
+            source,
             game,
             shape,
             decisions: 0,
@@ -62,15 +88,17 @@ impl SelfPlay {
         self.decisions
     }
 
-    /// The generator's seed and position, enough to restore it exactly.
+    /// The generator's seed and position on stream 0 (a lockstep run's
+    /// only stream), enough to restore it exactly.
     pub fn rng_position(&self) -> (u64, u128) {
-        (self.seed, self.rng.get_word_pos())
+        debug_assert_eq!(self.source.stream, 0, "positions are saved for stream 0");
+        (self.source.seed, self.rng.get_word_pos())
     }
 
     /// Moves the generator to a position saved by [`SelfPlay::rng_position`].
     pub fn set_rng_position(&mut self, seed: u64, word_pos: u128) {
-        self.seed = seed;
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.source = RngStream::of(seed);
+        self.rng = self.source.generator();
         self.rng.set_word_pos(word_pos);
     }
 
@@ -218,7 +246,24 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::inverse_cdf;
+    use super::{inverse_cdf, RngStream};
+    use rand::RngExt;
+
+    #[test]
+    fn streams_of_one_seed_are_different_sequences() {
+        let draw = |source: RngStream| -> Vec<u64> {
+            let mut rng = source.generator();
+            (0..8).map(|_| rng.random()).collect()
+        };
+        let base = draw(RngStream::of(7));
+        assert_eq!(base, draw(RngStream::of(7)), "a stream is reproducible");
+        let next = draw(RngStream { seed: 7, stream: 1 });
+        let other_seed = draw(RngStream::of(8));
+        assert_ne!(base, next);
+        assert_ne!(base, other_seed);
+        // seed 8's stream 0 is not seed 7's stream 1 shifted: no shared values.
+        assert!(next.iter().all(|v| !other_seed.contains(v)));
+    }
 
     #[test]
     fn inverse_cdf_walks_the_cumulative_probabilities() {

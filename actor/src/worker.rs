@@ -5,31 +5,36 @@
 //! asks the learner for the run's config, fetches θ, then plays and submits
 //! batches, fetching θ again whenever a submit reports a newer version. Any
 //! error ends the session; the worker waits with capped exponential backoff
-//! and starts a new one. Only a stop request ends the worker.
+//! and starts a new one. Only a stop request ends the worker. Session `k`
+//! draws its random numbers from stream `first_stream + k` of the worker's
+//! seed, so no two sessions replay the same games.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rnad_common::lifecycle::run_sessions;
 use rnad_common::net::NetShape;
-use rnad_common::proto::{self, Hello, LearnerServiceClient, PolicyKind};
+use rnad_common::proto::frames::MAX_SUBMIT_TRAJECTORIES;
+use rnad_common::proto::handshake::Token;
+use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, PolicyKind};
 
 use crate::metrics::ActorMetrics;
-use crate::selfplay::{PolicySnapshot, SelfPlay};
+use crate::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 
 /// What a worker does.
 #[derive(Clone, Debug)]
 pub struct WorkerOptions {
     /// The learner's address (`HOST:PORT`).
     pub learner: String,
+    /// The token the learner requires, if any.
+    pub token: Option<Token>,
     /// Concurrent games.
     pub games: usize,
-    /// Seed of the first session's generator (later sessions add their
-    /// index).
-    pub seed: u64,
-    /// Finished games per submit.
+    /// The first session's random numbers; later sessions take the
+    /// following streams of the same seed.
+    pub random: RngStream,
+    /// Finished games per submit (split into submits of at most
+    /// [`MAX_SUBMIT_TRAJECTORIES`]).
     pub submit_every: usize,
-    /// Name used in log lines.
-    pub name: String,
 }
 
 /// Runs sessions until `stop` is set.
@@ -41,17 +46,18 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
     let mut session = 0u64;
     run_sessions(
         stop,
+        &options.learner,
         |connected| {
+            let random = RngStream {
+                seed: options.random.seed,
+                stream: options.random.stream.wrapping_add(session),
+            };
             session += 1;
-            runtime.block_on(play_session(options, session - 1, stop, metrics, connected))
+            runtime.block_on(play_session(options, random, stop, metrics, connected))
         },
-        |error, wait| {
+        |_, _| {
             metrics.errors_total.inc();
             metrics.reconnects_total.inc();
-            eprintln!(
-                "{}: {error}; reconnecting to {} in {wait:?}",
-                options.name, options.learner
-            );
         },
     );
 }
@@ -61,7 +67,7 @@ async fn fetch_online(
     hello: &Hello,
     have: Option<u64>,
     shape: &NetShape,
-) -> Result<Option<PolicySnapshot>, String> {
+) -> Result<Option<PolicySnapshot>, ClientError> {
     let reply = client
         .fetch_params(
             proto::context(),
@@ -70,18 +76,17 @@ async fn fetch_online(
             vec![PolicyKind::Online],
         )
         .await
-        .map_err(|e| format!("fetching parameters: {e}"))?
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ClientError::rpc("fetching parameters", e))??;
     let Some(params) = reply else {
         return Ok(None);
     };
     let (_, wire) = params
         .sets
         .first()
-        .ok_or("the learner sent no parameter set")?;
+        .ok_or_else(|| ClientError::Other("the learner sent no parameter set".into()))?;
     let params_set = wire
         .to_set(shape)
-        .map_err(|e| format!("parameters do not fit the network: {e}"))?;
+        .map_err(|e| ClientError::Other(format!("parameters do not fit the network: {e}")))?;
     Ok(Some(PolicySnapshot {
         version: params.version,
         params: params_set,
@@ -91,50 +96,47 @@ async fn fetch_online(
 /// One connection's worth of self-play; `Ok` only when stopped.
 async fn play_session(
     options: &WorkerOptions,
-    session: u64,
+    random: RngStream,
     stop: &AtomicBool,
     metrics: &ActorMetrics,
     connected: &mut bool,
-) -> Result<(), String> {
+) -> Result<(), ClientError> {
     let proto::Joined {
         client,
         config,
         hello,
-    } = proto::join(&options.learner).await?;
+    } = proto::join(&options.learner, options.token.as_ref()).await?;
     let shape = NetShape::for_config(&config);
     let mut snapshot = fetch_online(&client, &hello, None, &shape)
         .await?
-        .ok_or("the learner sent no parameters")?;
+        .ok_or_else(|| ClientError::Other("the learner sent no parameters".into()))?;
     metrics.param_fetches_total.inc();
     *connected = true;
-    let mut play = SelfPlay::new(
-        config.game.load(),
-        shape.clone(),
-        options.games,
-        options.seed.wrapping_add(session),
-    );
+    let mut play = SelfPlay::new(config.game.load(), shape.clone(), options.games, random);
     let mut pending = Vec::new();
     while !stop.load(Ordering::SeqCst) {
         let before = play.decisions();
         let finished = play
             .step(&snapshot)
-            .map_err(|e| format!("forward pass: {e}"))?;
+            .map_err(|e| ClientError::Other(format!("forward pass: {e}")))?;
         metrics.steps_total.inc_by(play.decisions() - before);
         metrics.games_total.inc_by(finished.len() as u64);
         pending.extend(finished);
         if pending.len() < options.submit_every {
             continue;
         }
-        let ack = client
-            .submit(
-                proto::context(),
-                hello.clone(),
-                std::mem::take(&mut pending),
-            )
-            .await
-            .map_err(|e| format!("submitting: {e}"))?
-            .map_err(|e| e.to_string())?;
-        if ack.version != snapshot.version {
+        let mut version = snapshot.version;
+        while !pending.is_empty() {
+            let rest = pending.split_off(pending.len().min(MAX_SUBMIT_TRAJECTORIES));
+            let batch = std::mem::replace(&mut pending, rest);
+            let ack = client
+                .submit(proto::context(), hello.clone(), batch)
+                .await
+                .map_err(|e| ClientError::rpc("submitting", e))??;
+            metrics.submits_total.inc();
+            version = ack.version;
+        }
+        if version != snapshot.version {
             if let Some(newer) =
                 fetch_online(&client, &hello, Some(snapshot.version), &shape).await?
             {

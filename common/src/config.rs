@@ -53,6 +53,49 @@ pub enum Averaging {
     Scheduled,
 }
 
+/// Keys that say how a run is operated, not what it computes: where it
+/// lives, how often it is evaluated and checkpointed, how many checkpoints
+/// it keeps, and how many actors with how many games feed it (asynchronous
+/// runs are not reproducible step for step anyway, and a lockstep run has
+/// exactly one actor). A restart may change these freely; any other change
+/// makes a different experiment and must be accepted explicitly.
+pub const OPERATIONAL_KEYS: &[&str] = &[
+    "run_dir",
+    "evaluation.interval_seconds",
+    "evaluation.interval_steps",
+    "checkpoint.interval_steps",
+    "checkpoint.keep",
+    "actors.count",
+    "actors.games_per_actor",
+    "actors.queue_capacity",
+];
+
+/// One setting that differs between a run's recorded config and the config
+/// it is restarted with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingChange {
+    /// The dotted key (`rnad.learning_rate`).
+    pub key: String,
+    /// The recorded value (`(unset)` for a key the recorded config lacks).
+    pub from: String,
+    /// The new value.
+    pub to: String,
+}
+
+impl SettingChange {
+    /// Whether the change can alter what the run computes (see
+    /// [`OPERATIONAL_KEYS`]).
+    pub fn changes_experiment(&self) -> bool {
+        !OPERATIONAL_KEYS.contains(&self.key.as_str())
+    }
+}
+
+impl std::fmt::Display for SettingChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} = {} -> {}", self.key, self.from, self.to)
+    }
+}
+
 /// The whole experiment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -188,6 +231,23 @@ impl Config {
         let mut settings = BTreeMap::new();
         flatten("", &value, &mut settings);
         settings
+    }
+
+    /// Every setting whose value differs from `recorded`'s, by key.
+    pub fn changes_from(&self, recorded: &Config) -> Vec<SettingChange> {
+        let (old, new) = (recorded.settings(), self.settings());
+        let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        let unset = || "(unset)".to_string();
+        keys.into_iter()
+            .filter(|key| old.get(*key) != new.get(*key))
+            .map(|key| SettingChange {
+                key: key.clone(),
+                from: old.get(key).cloned().unwrap_or_else(unset),
+                to: new.get(key).cloned().unwrap_or_else(unset),
+            })
+            .collect()
     }
 
     /// Checks every value's range.
@@ -363,6 +423,30 @@ mod tests {
         assert_eq!(settings["network.hidden"], "[64, 64]");
         assert_eq!(settings["actors.lockstep"], "false");
         assert!(!settings.contains_key("rnad"), "tables are not leaves");
+    }
+
+    #[test]
+    fn changes_name_every_differing_key_and_whether_it_changes_the_experiment() {
+        let recorded = Config::from_toml(KUHN, "kuhn").unwrap();
+        assert!(recorded.changes_from(&recorded).is_empty());
+        let mut restarted = recorded.clone();
+        restarted.rnad.learning_rate *= 2.0;
+        restarted.checkpoint.keep += 1;
+        restarted.run_dir = "elsewhere".into();
+        let changes = restarted.changes_from(&recorded);
+        let keys: Vec<&str> = changes.iter().map(|c| c.key.as_str()).collect();
+        assert_eq!(keys, ["checkpoint.keep", "rnad.learning_rate", "run_dir"]);
+        let learning_rate = &changes[1];
+        assert_eq!(
+            (learning_rate.from.as_str(), learning_rate.to.as_str()),
+            ("0.0003", "0.0006")
+        );
+        assert_eq!(
+            learning_rate.to_string(),
+            "rnad.learning_rate = 0.0003 -> 0.0006"
+        );
+        let experiment: Vec<bool> = changes.iter().map(|c| c.changes_experiment()).collect();
+        assert_eq!(experiment, [false, true, false]);
     }
 
     #[test]

@@ -11,10 +11,15 @@
 pub mod config;
 pub mod files;
 pub mod game;
+pub mod history;
+pub mod jsonl;
 pub mod lifecycle;
+pub mod listener;
+pub mod logging;
 pub mod metrics;
 pub mod net;
 pub mod policy;
 pub mod proto;
+pub mod run_dir;
 pub mod trajectory;
 pub mod tree;

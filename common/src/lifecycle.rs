@@ -1,9 +1,13 @@
 //! How long-running processes stop and retry: a stop flag set by SIGINT or
-//! SIGTERM, capped exponential backoff, and waits that notice a stop.
+//! SIGTERM, capped exponential backoff, waits that notice a stop, and a
+//! session loop whose failures are logged without flooding the log.
 
+use std::fmt::Display;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+use crate::logging::Throttle;
 
 /// First wait after a failure.
 const BACKOFF_START: Duration = Duration::from_millis(100);
@@ -11,13 +15,15 @@ const BACKOFF_START: Duration = Duration::from_millis(100);
 const BACKOFF_CAP: Duration = Duration::from_secs(5);
 /// Granularity of waits, so a stop request is seen promptly.
 const STOP_POLL: Duration = Duration::from_millis(50);
+/// How often a peer that stays away is reported again.
+const STILL_FAILING_INTERVAL: Duration = Duration::from_secs(60);
 
 /// A flag that SIGINT and SIGTERM set (install once per process).
 pub fn stop_on_signals() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
-        eprintln!("warning: cannot install the SIGINT/SIGTERM handler: {e}");
+        tracing::warn!(error = %e, "cannot install the SIGINT/SIGTERM handler");
     }
     stop
 }
@@ -64,25 +70,80 @@ impl Backoff {
 /// session, `on_error` hears the error and the wait before the next try;
 /// the wait grows by [`Backoff`] and starts again short after a session
 /// that got connected (it sets its `&mut bool`).
-pub fn run_sessions(
+///
+/// Failures are logged here, naming `peer`: the first one after a
+/// connected session as a warning, the ones after it once a minute with a
+/// count (each one at debug level), and the next connection after failures
+/// as information.
+pub fn run_sessions<E: Display>(
     stop: &AtomicBool,
-    mut session: impl FnMut(&mut bool) -> Result<(), String>,
-    mut on_error: impl FnMut(&str, Duration),
+    peer: &str,
+    mut session: impl FnMut(&mut bool) -> Result<(), E>,
+    mut on_error: impl FnMut(&E, Duration),
 ) {
     let mut backoff = Backoff::default();
+    let mut log = FailureLog::new(peer);
     while !stop.load(Ordering::SeqCst) {
         let mut connected = false;
         let result = session(&mut connected);
         if connected {
             backoff.reset();
+            log.connected();
         }
         match result {
             Ok(()) => return,
             Err(_) if stop.load(Ordering::SeqCst) => return,
             Err(e) => {
                 let wait = backoff.next_wait();
+                log.failed(&e, wait);
                 on_error(&e, wait);
                 sleep_unless_stopped(wait, stop);
+            }
+        }
+    }
+}
+
+/// The log lines of a session loop (see [`run_sessions`]).
+struct FailureLog<'a> {
+    peer: &'a str,
+    throttle: Throttle,
+    failures: u64,
+}
+
+impl<'a> FailureLog<'a> {
+    fn new(peer: &'a str) -> Self {
+        FailureLog {
+            peer,
+            throttle: Throttle::new(STILL_FAILING_INTERVAL),
+            failures: 0,
+        }
+    }
+
+    fn connected(&mut self) {
+        if self.failures > 0 {
+            tracing::info!(
+                peer = self.peer,
+                failed_attempts = self.failures,
+                "connected again"
+            );
+        }
+        self.failures = 0;
+        self.throttle.reset();
+    }
+
+    fn failed(&mut self, error: &dyn Display, wait: Duration) {
+        self.failures += 1;
+        tracing::debug!(peer = self.peer, %error, ?wait, attempt = self.failures, "retrying");
+        if self.throttle.ready().is_some() {
+            if self.failures == 1 {
+                tracing::warn!(peer = self.peer, %error, "session ended; reconnecting with backoff");
+            } else {
+                tracing::warn!(
+                    peer = self.peer,
+                    %error,
+                    failed_attempts = self.failures,
+                    "still cannot reach the peer; retrying with backoff up to 5 s"
+                );
             }
         }
     }
@@ -108,6 +169,7 @@ mod tests {
         let mut waits = Vec::new();
         run_sessions(
             &stop,
+            "test",
             |connected| {
                 attempts += 1;
                 *connected = attempts == 2;

@@ -2,16 +2,32 @@
 //! endpoint that serves it in the text exposition format.
 //!
 //! The endpoint is a deliberately small HTTP/1.1 responder (one request per
-//! connection, `GET /metrics` only): scrapes are all it has to answer.
+//! connection, `GET /metrics` only): scrapes are all it has to answer. It
+//! accepts through [`crate::listener::accept_loop`] with [`LIMITS`]: a
+//! scraper sends its request at once and reads a page of a few kilobytes,
+//! so a peer that does neither within seconds is closed, and a flood of
+//! connections costs at most the cap in descriptors.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use prometheus::{Encoder, Registry, TextEncoder};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::listener::{accept_loop, Limits};
+
 /// Largest request head the endpoint reads.
 const MAX_REQUEST: usize = 8192;
+
+/// What a `/metrics` endpoint allows: a few scrapers at once, each with
+/// five seconds (`handshake_timeout`) for the whole exchange.
+pub const LIMITS: Limits = Limits {
+    max_connections: 32,
+    handshake_timeout: Duration::from_secs(5),
+    idle_timeout: Duration::from_secs(5),
+    frame_timeout: Duration::from_secs(5),
+};
 
 /// Binds `addr` and serves `registry` at `/metrics` on the current tokio
 /// runtime until the runtime stops. Returns the bound address (useful with
@@ -26,17 +42,20 @@ pub async fn serve(addr: SocketAddr, registry: Registry) -> std::io::Result<Sock
     ));
     let listener = TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
+    tokio::spawn(accept_loop(
+        listener,
+        LIMITS,
+        "metrics",
+        |_| {},
+        move |stream, _, permit| {
             let registry = registry.clone();
-            tokio::spawn(async move {
-                let _ = respond(stream, &registry).await;
-            });
-        }
-    });
+            async move {
+                let exchange = respond(stream, &registry);
+                let _ = tokio::time::timeout(LIMITS.handshake_timeout, exchange).await;
+                drop(permit);
+            }
+        },
+    ));
     Ok(bound)
 }
 

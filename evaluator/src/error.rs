@@ -40,6 +40,9 @@ pub enum EvaluatorError {
         /// Why.
         source: std::io::Error,
     },
+    /// A command-line value that cannot be used (the message names it).
+    #[error("{0}")]
+    Usage(String),
     /// Runs that cannot be plotted or summarised.
     #[error(transparent)]
     Experiment(#[from] crate::experiments::ExperimentError),

@@ -9,7 +9,7 @@ pub mod commands;
 pub mod error;
 pub mod experiments;
 pub mod exploitability;
-pub mod history;
+pub mod kinds;
 pub mod metrics;
 pub mod neural;
 pub mod watch;

@@ -7,10 +7,11 @@ use rnad_evaluator::commands::Cli;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    rnad_common::logging::init(cli.log_format);
     match cli.run(&mut std::io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error}");
+            tracing::error!("{error}");
             ExitCode::FAILURE
         }
     }

@@ -1,6 +1,6 @@
 //! The evaluator's Prometheus metrics.
 
-use prometheus::{GaugeVec, Histogram, HistogramOpts, IntGauge, Opts, Registry};
+use prometheus::{GaugeVec, Histogram, HistogramOpts, IntCounter, IntGauge, Opts, Registry};
 
 /// Every metric the evaluator exports, registered in one registry.
 #[derive(Clone, Debug)]
@@ -17,6 +17,8 @@ pub struct EvaluatorMetrics {
     pub eval_seconds: Histogram,
     /// Learner step of the last evaluated parameters.
     pub evaluated_step: IntGauge,
+    /// History lines that could not be written.
+    pub write_failures_total: IntCounter,
 }
 
 impl EvaluatorMetrics {
@@ -55,13 +57,19 @@ impl EvaluatorMetrics {
                 "Learner step of the last evaluated parameters.",
             )
             .expect("valid metric"),
+            write_failures_total: IntCounter::new(
+                "rnad_evaluator_write_failures_total",
+                "History lines that could not be written.",
+            )
+            .expect("valid metric"),
         };
-        let collectors: [Box<dyn prometheus::core::Collector>; 5] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 6] = [
             Box::new(metrics.nash_conv.clone()),
             Box::new(metrics.exploitability.clone()),
             Box::new(metrics.best_response_value.clone()),
             Box::new(metrics.eval_seconds.clone()),
             Box::new(metrics.evaluated_step.clone()),
+            Box::new(metrics.write_failures_total.clone()),
         ];
         for c in collectors {
             metrics

@@ -5,18 +5,21 @@
 //! then every interval fetches the parameters if their version moved,
 //! evaluates every kind, appends a history line and sets the gauges. Any
 //! error ends the session; the watcher waits with capped exponential backoff
-//! and starts a new one, so it survives learner restarts.
+//! and starts a new one, so it survives learner restarts. A history line
+//! that cannot be written is logged and counted; watching goes on.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use rnad_common::history::HistoryEntry;
 use rnad_common::lifecycle::run_sessions;
 use rnad_common::net::NetShape;
-use rnad_common::proto::{self, PolicyKind};
+use rnad_common::proto::handshake::Token;
+use rnad_common::proto::{self, ClientError, Params, PolicyKind};
 use rnad_common::tree::GameTree;
 
-use crate::history::{append_history, evaluate, HistoryEntry, PolicyKinds};
+use crate::kinds::{evaluate, KindReports, PolicyKinds};
 use crate::metrics::EvaluatorMetrics;
 
 /// Granularity of the wait between looks, so a stop is seen promptly.
@@ -27,14 +30,28 @@ const STOP_POLL: Duration = Duration::from_millis(50);
 pub struct WatchOptions {
     /// The learner's address (`HOST:PORT`).
     pub learner: String,
+    /// The token the learner requires, if any.
+    pub token: Option<Token>,
     /// Seconds between looks at the learner.
     pub interval: Duration,
     /// The history file to append to.
     pub history: PathBuf,
 }
 
-/// Watches until `stop` is set.
+/// Watches until `stop` is set. A last history line left unfinished by a
+/// crash is cut off first, so the file stays readable.
 pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics) {
+    match rnad_common::jsonl::cut_torn_tail(&options.history) {
+        Ok(0) => {}
+        Ok(bytes) => tracing::warn!(
+            file = %options.history.display(),
+            bytes,
+            "cut off a last line left unfinished by a crash"
+        ),
+        Err(error) => {
+            tracing::error!(file = %options.history.display(), %error, "cannot repair the history file")
+        }
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -42,13 +59,9 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
     let started = Instant::now();
     run_sessions(
         stop,
+        &options.learner,
         |connected| runtime.block_on(session(options, stop, metrics, started, connected)),
-        |error, wait| {
-            eprintln!(
-                "rnad-evaluator: {error}; reconnecting to {} in {wait:?}",
-                options.learner
-            )
-        },
+        |_, _| {},
     );
 }
 
@@ -58,14 +71,15 @@ async fn session(
     metrics: &EvaluatorMetrics,
     started: Instant,
     connected: &mut bool,
-) -> Result<(), String> {
+) -> Result<(), ClientError> {
     let proto::Joined {
         client,
         config,
         hello,
-    } = proto::join(&options.learner).await?;
+    } = proto::join(&options.learner, options.token.as_ref()).await?;
     let shape = NetShape::for_config(&config);
-    let tree = GameTree::build(config.game.load().as_ref()).map_err(|e| e.to_string())?;
+    let tree = GameTree::build(config.game.load().as_ref())
+        .map_err(|e| ClientError::Other(e.to_string()))?;
     *connected = true;
     let mut have = None;
     while !stop.load(Ordering::SeqCst) {
@@ -77,55 +91,23 @@ async fn session(
                 PolicyKind::ALL.to_vec(),
             )
             .await
-            .map_err(|e| format!("fetching parameters: {e}"))?
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ClientError::rpc("fetching parameters", e))??;
         if let Some(params) = reply {
-            let set = |kind: PolicyKind| {
-                params
-                    .sets
-                    .iter()
-                    .find(|(k, _)| *k == kind)
-                    .ok_or_else(|| format!("the learner sent no {kind:?} parameters"))
-                    .and_then(|(_, w)| w.to_set(&shape))
-            };
-            let (online, target, reg) = (
-                set(PolicyKind::Online)?,
-                set(PolicyKind::Target)?,
-                set(PolicyKind::Reg)?,
-            );
             let timer = Instant::now();
-            let kinds = PolicyKinds {
-                online: &online,
-                target: &target,
-                reg: &reg,
-            };
-            let reports = evaluate(&tree, &shape, kinds).map_err(|e| format!("evaluating: {e}"))?;
+            let reports = evaluate_params(&tree, &shape, &params)?;
             metrics.eval_seconds.observe(timer.elapsed().as_secs_f64());
             metrics.evaluated_step.set(params.version as i64);
-            for (kind, report) in reports.named() {
-                metrics
-                    .nash_conv
-                    .with_label_values(&[kind])
-                    .set(report.nash_conv);
-                metrics
-                    .exploitability
-                    .with_label_values(&[kind])
-                    .set(report.exploitability());
-                for (player, value) in report.best_response_values.iter().enumerate() {
-                    metrics
-                        .best_response_value
-                        .with_label_values(&[kind, player.to_string().as_str()])
-                        .set(*value);
-                }
-            }
+            record(metrics, &reports);
             let entry = HistoryEntry {
                 learner_step: params.version,
                 wall_seconds: started.elapsed().as_secs_f64(),
                 samples: params.samples,
                 nash_conv: reports.nash_convs(),
             };
-            append_history(&options.history, &entry)
-                .map_err(|e| format!("{}: {e}", options.history.display()))?;
+            if let Err(error) = rnad_common::jsonl::append(&options.history, &entry) {
+                metrics.write_failures_total.inc();
+                tracing::error!(file = %options.history.display(), %error, "cannot append to the history; watching goes on");
+            }
             have = Some(params.version);
         }
         let mut left = options.interval;
@@ -136,4 +118,52 @@ async fn session(
         }
     }
     Ok(())
+}
+
+/// Every policy kind of `params`, evaluated exactly.
+fn evaluate_params(
+    tree: &GameTree,
+    shape: &NetShape,
+    params: &Params,
+) -> Result<KindReports, ClientError> {
+    let set = |kind: PolicyKind| {
+        params
+            .sets
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .ok_or_else(|| format!("the learner sent no {kind:?} parameters"))
+            .and_then(|(_, w)| w.to_set(shape))
+            .map_err(ClientError::Other)
+    };
+    let (online, target, reg) = (
+        set(PolicyKind::Online)?,
+        set(PolicyKind::Target)?,
+        set(PolicyKind::Reg)?,
+    );
+    let kinds = PolicyKinds {
+        online: &online,
+        target: &target,
+        reg: &reg,
+    };
+    evaluate(tree, shape, kinds).map_err(|e| ClientError::Other(format!("evaluating: {e}")))
+}
+
+/// Sets the gauges of every kind.
+fn record(metrics: &EvaluatorMetrics, reports: &KindReports) {
+    for (kind, report) in reports.named() {
+        metrics
+            .nash_conv
+            .with_label_values(&[kind])
+            .set(report.nash_conv);
+        metrics
+            .exploitability
+            .with_label_values(&[kind])
+            .set(report.exploitability());
+        for (player, value) in report.best_response_values.iter().enumerate() {
+            metrics
+                .best_response_value
+                .with_label_values(&[kind, player.to_string().as_str()])
+                .set(*value);
+        }
+    }
 }

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use rnad_common::config::{Averaging, Config};
 use rnad_common::game::GameName;
+use rnad_common::history::{HistoryEntry, NashConvs};
 use rnad_evaluator::commands::Cli;
 use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::{load_run, load_runs};
 use rnad_evaluator::experiments::stats::{band, variant_stats, Axis, PolicyKind};
 use rnad_evaluator::experiments::summary::{summary_csv, summary_markdown, CSV_HEADER};
-use rnad_evaluator::history::{append_history, HistoryEntry, NashConvs};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -60,7 +60,7 @@ fn make_run(root: &Path, name: &str, config: Config, history: &[HistoryEntry]) -
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("config.toml"), config.to_toml()).unwrap();
     for entry in history {
-        append_history(&dir.join("history.jsonl"), entry).unwrap();
+        rnad_common::jsonl::append(&dir.join("history.jsonl"), entry).unwrap();
     }
     dir
 }

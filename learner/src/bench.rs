@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rnad_actor::selfplay::{PolicySnapshot, SelfPlay};
+use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
 use rnad_common::net::NetShape;
 use rnad_common::tree::GameTree;
 use rnad_evaluator::exploitability::BestResponse;
-use rnad_evaluator::history::{evaluate, PolicyKinds};
+use rnad_evaluator::kinds::{evaluate, PolicyKinds};
 use rnad_evaluator::neural::network_policy;
 use serde::Serialize;
 
@@ -63,7 +63,7 @@ pub fn run(config: &Config, seconds: f64, scratch: &Path) -> Result<BenchReport,
         game.clone(),
         shape.clone(),
         config.actors.games_per_actor,
-        config.seed,
+        RngStream::of(config.seed),
     );
     let start = Instant::now();
     while start.elapsed() < budget {

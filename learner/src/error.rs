@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rnad_common::config::ConfigError;
+use rnad_common::config::{ConfigError, SettingChange, OPERATIONAL_KEYS};
 use rnad_common::tree::TreeError;
 
 /// Everything the learner can fail on, saying where.
@@ -20,7 +20,7 @@ pub enum LearnerError {
         source: std::io::Error,
     },
     /// A checkpoint that cannot be read.
-    #[error("checkpoint {} is unusable: {message}; move it away to resume from an older one", path.display())]
+    #[error("checkpoint {} is unreadable: {message}", path.display())]
     Checkpoint {
         /// The file.
         path: PathBuf,
@@ -35,6 +35,22 @@ pub enum LearnerError {
         /// What differs.
         message: String,
     },
+    /// Checkpoints exist but none can be read; nothing was moved.
+    #[error("no checkpoint in {} can be read: {}; move them away to start the run afresh, or restore a good one", dir.display(), list_failures(failures))]
+    NoReadableCheckpoint {
+        /// The checkpoint directory.
+        dir: PathBuf,
+        /// Each file and why it cannot be read.
+        failures: Vec<(PathBuf, String)>,
+    },
+    /// A restart with a config that changes the experiment.
+    #[error("{} records another experiment: {}; pass --accept-config-change to continue this run with the new settings (the change is recorded in config-changes.jsonl), or use another run directory (settings that may change freely: {})", path.display(), list_changes(changes), OPERATIONAL_KEYS.join(", "))]
+    ConfigChanged {
+        /// The run's recorded config.
+        path: PathBuf,
+        /// Every setting that changes the experiment.
+        changes: Vec<SettingChange>,
+    },
     /// An address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -46,6 +62,9 @@ pub enum LearnerError {
     /// A tensor computation failed.
     #[error("tensor computation failed: {0}")]
     Tensor(#[from] candle_core::Error),
+    /// A command-line value that cannot be used (the message names it).
+    #[error("{0}")]
+    Usage(String),
     /// A sweep that cannot go on, and why.
     #[error("sweep: {0}")]
     Sweep(String),
@@ -65,4 +84,20 @@ impl LearnerError {
             source,
         }
     }
+}
+
+fn list_failures(failures: &[(PathBuf, String)]) -> String {
+    failures
+        .iter()
+        .map(|(path, why)| format!("{} ({why})", path.display()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn list_changes(changes: &[SettingChange]) -> String {
+    changes
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

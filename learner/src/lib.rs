@@ -10,6 +10,7 @@ pub mod checkpoint;
 pub mod error;
 pub mod local;
 pub mod metrics;
+pub mod resume;
 pub mod rnad;
 pub mod schedule;
 pub mod serve;

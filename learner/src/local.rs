@@ -13,12 +13,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rnad_actor::metrics::ActorMetrics;
+use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{self, WorkerOptions};
 use rnad_common::config::Config;
 
 use crate::error::LearnerError;
+use crate::resume::{open, OpenOptions, Opened};
 use crate::serve::{run_serve, ServeOptions};
-use crate::training::{open, Opened, RunSummary, Source, TrainOptions, Trainer};
+use crate::service::ServiceLimits;
+use crate::training::{RunSummary, Source, TrainOptions, Trainer};
 
 /// Options of a local run beyond the config.
 #[derive(Clone, Debug, Default)]
@@ -27,6 +30,8 @@ pub struct LocalOptions {
     pub max_steps: Option<u64>,
     /// Print progress lines on stderr.
     pub progress: bool,
+    /// How the run directory is opened.
+    pub open: OpenOptions,
 }
 
 /// Runs until `stop` is set or the step limit is reached; resumes from the
@@ -42,24 +47,26 @@ pub fn run_local(
         evaluate: true,
     };
     if config.actors.lockstep {
-        return run_lockstep(&config, &train, &stop);
+        return run_lockstep(&config, &train, options.open, &stop);
     }
     let actors_stop = Arc::new(AtomicBool::new(false));
     let mut actors = Vec::new();
     let serve = ServeOptions {
         listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
         metrics: None,
+        limits: ServiceLimits::default(),
+        open: options.open,
         train,
     };
-    let result = run_serve(config.clone(), serve, stop, |bound| {
+    let result = run_serve(config.clone(), serve, stop, |bound, start_step| {
         let metrics = ActorMetrics::new();
         for index in 0..config.actors.count {
             let options = WorkerOptions {
                 learner: bound.service.to_string(),
+                token: None,
                 games: config.actors.games_per_actor,
-                seed: actor_seed(config.seed, index as u64),
+                random: actor_stream(config.seed, index as u64, start_step),
                 submit_every: config.actors.games_per_actor,
-                name: format!("actor-{index}"),
             };
             let (stop, metrics) = (actors_stop.clone(), metrics.clone());
             actors.push(
@@ -80,11 +87,12 @@ pub fn run_local(
 fn run_lockstep(
     config: &Config,
     train: &TrainOptions,
+    open_options: OpenOptions,
     stop: &AtomicBool,
 ) -> Result<RunSummary, LearnerError> {
     let Opened {
         dir, resumed, hub, ..
-    } = open(config, train.progress)?;
+    } = open(config, open_options)?;
     let mut learner = resumed.learner;
     let mut trainer = Trainer {
         config,
@@ -96,7 +104,20 @@ fn run_lockstep(
     trainer.run(&mut learner, train, stop)
 }
 
-/// A distinct generator seed per (run seed, actor).
-fn actor_seed(seed: u64, actor: u64) -> u64 {
-    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ actor.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+/// The random numbers of local actor `actor` in a run of `seed` started
+/// (or resumed) at `start_step`: the run's seed, on a stream of its own per
+/// (actor, start step), so that actors never share numbers with each other,
+/// with the lockstep actor (stream 0), or with the same actor before a
+/// restart. Sessions take the streams after it.
+fn actor_stream(seed: u64, actor: u64, start_step: u64) -> RngStream {
+    let mix = |mut z: u64| {
+        // SplitMix64's finaliser: a bijection that spreads every input bit.
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    RngStream {
+        seed,
+        stream: mix(mix(actor + 1) ^ start_step) | (1 << 63),
+    }
 }

@@ -4,11 +4,18 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
 use rnad_common::config::{Averaging, Config};
+use rnad_common::listener::Limits;
+use rnad_common::logging::{self, LogFormat};
+use rnad_common::proto::handshake::Token;
 use rnad_learner::error::LearnerError;
 use rnad_learner::local::{run_local, LocalOptions};
+use rnad_learner::resume::OpenOptions;
 use rnad_learner::serve::{run_serve, ServeOptions};
+use rnad_learner::service::ServiceLimits;
 use rnad_learner::sweep::{self, SweepOptions, SweepOutcome};
 use rnad_learner::training::TrainOptions;
 
@@ -24,6 +31,80 @@ const REFERENCE_CONFIG: &str = include_str!("../../configs/leduc-reference.toml"
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Log format: text or json.
+    #[arg(long, global = true, env = "RNAD_LOG_FORMAT", default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+/// What a restarted run may change.
+#[derive(Debug, Args)]
+struct ResumeArgs {
+    /// Continue the run even though the config changes the experiment
+    /// (another learning rate, say); the change is recorded, with the step
+    /// it applies from, in RUN_DIR/config-changes.jsonl. Without it such a
+    /// restart is refused, naming every changed key.
+    #[arg(long)]
+    accept_config_change: bool,
+}
+
+impl ResumeArgs {
+    fn options(&self) -> OpenOptions {
+        OpenOptions {
+            accept_config_change: self.accept_config_change,
+        }
+    }
+}
+
+/// What the RPC listener allows its peers.
+#[derive(Debug, Args)]
+struct ListenerArgs {
+    /// File holding a shared token that actors and evaluators must present
+    /// before anything else is read (default: the RNAD_TOKEN environment
+    /// variable; no token if unset). Never logged.
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Connections served at once; more are closed on arrival.
+    #[arg(long, default_value_t = 256)]
+    max_connections: usize,
+    /// Seconds a new connection has to present the protocol version and
+    /// token.
+    #[arg(long, default_value_t = 10.0)]
+    handshake_timeout: f64,
+    /// Seconds of silence after which a connection is dropped.
+    #[arg(long, default_value_t = 600.0)]
+    idle_timeout: f64,
+    /// Seconds one request frame may take to arrive once started (and a
+    /// response to be read).
+    #[arg(long, default_value_t = 60.0)]
+    frame_timeout: f64,
+}
+
+impl ListenerArgs {
+    fn limits(&self) -> Result<ServiceLimits, LearnerError> {
+        let seconds = |name: &str, value: f64| {
+            if value.is_finite() && value > 0.0 {
+                Ok(Duration::from_secs_f64(value))
+            } else {
+                Err(LearnerError::Usage(format!(
+                    "--{name} {value}: must be a positive number of seconds"
+                )))
+            }
+        };
+        if self.max_connections == 0 {
+            return Err(LearnerError::Usage(
+                "--max-connections 0: at least one connection must be allowed".into(),
+            ));
+        }
+        Ok(ServiceLimits {
+            connections: Limits {
+                max_connections: self.max_connections,
+                handshake_timeout: seconds("handshake-timeout", self.handshake_timeout)?,
+                idle_timeout: seconds("idle-timeout", self.idle_timeout)?,
+                frame_timeout: seconds("frame-timeout", self.frame_timeout)?,
+            },
+            token: Token::load(self.token_file.as_deref()).map_err(LearnerError::Usage)?,
+        })
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -43,6 +124,8 @@ enum Command {
         /// overrides the config's `run_dir`.
         #[arg(long)]
         run_dir: Option<PathBuf>,
+        #[command(flatten)]
+        resume: ResumeArgs,
     },
     /// Serve actors and evaluators over tarpc and train. SIGINT/SIGTERM
     /// saves a checkpoint and exits 0; started again on the same run
@@ -64,6 +147,10 @@ enum Command {
         /// Stop when the learner reaches this step.
         #[arg(long)]
         max_steps: Option<u64>,
+        #[command(flatten)]
+        resume: ResumeArgs,
+        #[command(flatten)]
+        listener: ListenerArgs,
     },
     /// Run a config for every (averaging variant, seed) pair, each in
     /// OUT/VARIANT/seed-SEED, then write OUT/summary.md and OUT/summary.csv.
@@ -126,19 +213,37 @@ fn resolve_config(
 }
 
 fn main() -> ExitCode {
-    let result = match Cli::parse().command {
+    let cli = Cli::parse();
+    logging::init(cli.log_format);
+    let result = match cli.command {
         Command::Local {
             config,
             max_steps,
             run_dir,
-        } => local(config, max_steps, run_dir),
+            resume,
+        } => local(config, max_steps, run_dir, resume.options()),
         Command::Serve {
             config,
             listen,
             metrics,
             run_dir,
             max_steps,
-        } => serve(config, listen, metrics, run_dir, max_steps),
+            resume,
+            listener,
+        } => listener.limits().and_then(|limits| {
+            let options = ServeOptions {
+                listen,
+                metrics,
+                limits,
+                open: resume.options(),
+                train: TrainOptions {
+                    max_steps,
+                    progress: true,
+                    evaluate: false,
+                },
+            };
+            serve(config, run_dir, options)
+        }),
         Command::Sweep {
             config,
             seeds,
@@ -171,7 +276,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            tracing::error!("{e}");
             ExitCode::FAILURE
         }
     }
@@ -179,28 +284,25 @@ fn main() -> ExitCode {
 
 fn serve(
     config: Option<PathBuf>,
-    listen: SocketAddr,
-    metrics: Option<SocketAddr>,
     run_dir: Option<PathBuf>,
-    max_steps: Option<u64>,
+    options: ServeOptions,
 ) -> Result<(), LearnerError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
     let config = resolve_config(config, run_dir)?;
-    let options = ServeOptions {
-        listen,
-        metrics,
-        train: TrainOptions {
-            max_steps,
-            progress: true,
-            evaluate: false,
-        },
+    let token = if options.limits.token.is_some() {
+        "peers must present the token"
+    } else {
+        "no token required"
     };
-    run_serve(config, options, stop, |bound| {
+    run_serve(config, options, stop, |bound, step| {
         let metrics = bound.metrics.map_or_else(
             || "no metrics endpoint".to_string(),
             |a| format!("metrics on http://{a}/metrics"),
         );
-        eprintln!("rnad-learner: serving on {}, {metrics}", bound.service);
+        tracing::info!(
+            "serving on {} from step {step}, {metrics}, {token}",
+            bound.service
+        );
     })?;
     Ok(())
 }
@@ -209,12 +311,14 @@ fn local(
     config: Option<PathBuf>,
     max_steps: Option<u64>,
     run_dir: Option<PathBuf>,
+    open: OpenOptions,
 ) -> Result<(), LearnerError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
     let config = resolve_config(config, run_dir)?;
     let options = LocalOptions {
         max_steps,
         progress: true,
+        open,
     };
     let summary = run_local(config, options, stop)?;
     if let Some(n) = summary.last {
@@ -229,7 +333,7 @@ fn local(
 fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
     let runs = sweep::plan(&options)?;
-    eprintln!(
+    tracing::info!(
         "sweep: {} runs ({} variants x {} seeds) to step {}, {} at a time, in {}",
         runs.len(),
         options.variants.len(),
@@ -246,7 +350,7 @@ fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
         "{}",
         std::fs::read_to_string(&md).map_err(|e| LearnerError::io(&md, e))?
     );
-    eprintln!(
+    tracing::info!(
         "summary written to {} and {}; draw it with: rnad-evaluator plot --runs {} --out {}/nash_conv.png",
         md.display(),
         csv.display(),
@@ -264,9 +368,11 @@ fn bench(config: Option<PathBuf>, seconds: f64, out: Option<PathBuf>) -> Result<
     let out =
         out.unwrap_or_else(|| PathBuf::from(format!("target/bench/learner-{}.json", config.game)));
     let scratch = std::env::temp_dir().join(format!("rnad-bench-{}", std::process::id()));
-    eprintln!(
+    tracing::info!(
         "benchmarking {} (hidden {:?}, batch {}), {seconds} s per measurement",
-        config.game, config.network.hidden, config.rnad.batch_size
+        config.game,
+        config.network.hidden,
+        config.rnad.batch_size
     );
     let report = rnad_learner::bench::run(&config, seconds, &scratch)?;
     let _ = std::fs::remove_dir_all(&scratch);
@@ -274,6 +380,6 @@ fn bench(config: Option<PathBuf>, seconds: f64, out: Option<PathBuf>) -> Result<
     rnad_common::files::write_atomically(&out, text.as_bytes())
         .map_err(|e| LearnerError::io(&out, e))?;
     println!("{text}");
-    eprintln!("figures written to {}", out.display());
+    tracing::info!("figures written to {}", out.display());
     Ok(())
 }

@@ -30,6 +30,14 @@ pub struct LearnerMetrics {
     pub dropped_trajectories_total: IntCounter,
     /// The entropy schedule's α at the last step.
     pub alpha: Gauge,
+    /// RPC connections open now (handshake done or not).
+    pub connections: IntGauge,
+    /// RPC connections closed before serving (`reason` = busy, handshake,
+    /// not_rnad, protocol, token).
+    pub refused_connections_total: IntCounterVec,
+    /// Writes of the run's files that failed (`file` = checkpoint,
+    /// history); each is retried at its next interval.
+    pub write_failures_total: IntCounterVec,
 }
 
 impl LearnerMetrics {
@@ -99,9 +107,27 @@ impl LearnerMetrics {
                 "The entropy schedule's alpha at the last step.",
             )
             .unwrap(),
+            connections: IntGauge::new("rnad_learner_connections", "RPC connections open now.")
+                .unwrap(),
+            refused_connections_total: IntCounterVec::new(
+                Opts::new(
+                    "rnad_learner_refused_connections_total",
+                    "RPC connections closed before serving, by reason.",
+                ),
+                &["reason"],
+            )
+            .unwrap(),
+            write_failures_total: IntCounterVec::new(
+                Opts::new(
+                    "rnad_learner_write_failures_total",
+                    "Failed writes of the run's files (retried at the next interval), by file.",
+                ),
+                &["file"],
+            )
+            .unwrap(),
             registry,
         };
-        let collectors: [Box<dyn prometheus::core::Collector>; 11] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 14] = [
             Box::new(metrics.step.clone()),
             Box::new(metrics.steps_total.clone()),
             Box::new(metrics.samples_total.clone()),
@@ -113,6 +139,9 @@ impl LearnerMetrics {
             Box::new(metrics.rejected_batches_total.clone()),
             Box::new(metrics.dropped_trajectories_total.clone()),
             Box::new(metrics.alpha.clone()),
+            Box::new(metrics.connections.clone()),
+            Box::new(metrics.refused_connections_total.clone()),
+            Box::new(metrics.write_failures_total.clone()),
         ];
         for c in collectors {
             metrics
@@ -122,6 +151,14 @@ impl LearnerMetrics {
         }
         for reason in ["protocol", "config", "invalid", "unavailable"] {
             metrics.rejected_batches_total.with_label_values(&[reason]);
+        }
+        for reason in ["busy", "handshake", "not_rnad", "protocol", "token"] {
+            metrics
+                .refused_connections_total
+                .with_label_values(&[reason]);
+        }
+        for file in ["checkpoint", "history"] {
+            metrics.write_failures_total.with_label_values(&[file]);
         }
         for term in ["value", "neurd"] {
             metrics.loss.with_label_values(&[term]);

@@ -8,16 +8,21 @@ use std::sync::Arc;
 use rnad_common::config::Config;
 
 use crate::error::LearnerError;
-use crate::service;
-use crate::training::{open, Opened, RunSummary, Source, TrainOptions, Trainer};
+use crate::resume::{open, OpenOptions, Opened};
+use crate::service::{self, ServiceLimits};
+use crate::training::{RunSummary, Source, TrainOptions, Trainer};
 
-/// Where a served learner listens.
+/// Where a served learner listens, and how.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// The tarpc service's address.
     pub listen: SocketAddr,
     /// The Prometheus endpoint's address, if any.
     pub metrics: Option<SocketAddr>,
+    /// What the service allows its peers.
+    pub limits: ServiceLimits,
+    /// How the run directory is opened.
+    pub open: OpenOptions,
     /// How training behaves.
     pub train: TrainOptions,
 }
@@ -32,19 +37,20 @@ pub struct Bound {
 }
 
 /// Serves and trains until `stop`; `ready` is called once the service
-/// listens (before training starts).
+/// listens (before training starts) with the bound addresses and the step
+/// training resumes from.
 pub fn run_serve(
     config: Config,
     options: ServeOptions,
     stop: Arc<AtomicBool>,
-    ready: impl FnOnce(Bound),
+    ready: impl FnOnce(Bound, u64),
 ) -> Result<RunSummary, LearnerError> {
     let Opened {
         dir,
         resumed,
         hub,
         queue,
-    } = open(&config, options.train.progress)?;
+    } = open(&config, options.open)?;
     let mut learner = resumed.learner;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -53,7 +59,7 @@ pub fn run_serve(
         .build()
         .map_err(|e| LearnerError::io(std::path::Path::new("tokio runtime"), e))?;
     let bound = runtime.block_on(async {
-        let service = service::serve(options.listen, hub.clone())
+        let service = service::serve(options.listen, hub.clone(), options.limits.clone())
             .await
             .map_err(|e| LearnerError::Bind {
                 addr: options.listen,
@@ -72,7 +78,7 @@ pub fn run_serve(
             metrics: metrics_addr,
         })
     })?;
-    ready(bound);
+    ready(bound, learner.state().step);
     let mut trainer = Trainer {
         config: &config,
         dir: &dir,

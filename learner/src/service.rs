@@ -6,6 +6,12 @@
 //! shapes and values) before anything is queued; a full queue makes
 //! `submit` wait, which is the backpressure that keeps memory bounded
 //! however many actors push.
+//!
+//! [`serve`] accepts connections through the bounded accept loop of
+//! [`rnad_common::listener`], shakes hands (protocol version, optional
+//! token) before reading any frame, and reads at most one frame of the
+//! protocol's largest legal request at a time per connection: what one peer
+//! can make the learner hold is bounded by [`ServiceLimits`].
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,20 +21,55 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use futures::prelude::*;
 use rnad_common::config::Config;
+use rnad_common::listener::{accept_loop, GuardedStream, Limits};
 use rnad_common::net::ParamSet;
+use rnad_common::proto::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
+use rnad_common::proto::handshake::{self, AnswerError, Token};
 use rnad_common::proto::{
     config_hash, config_identity, Hello, LearnerService, Params, PolicyKind, ProtoError, RunInfo,
-    Status, SubmitAck, WireParams, MAX_FRAME_LENGTH, PROTOCOL_VERSION,
+    SubmitAck, WireParams, PROTOCOL_VERSION,
 };
 use rnad_common::trajectory::{Dims, Trajectory};
 use tarpc::context::Context;
 use tarpc::server::{BaseChannel, Channel};
 use tarpc::tokio_serde::formats::Bincode;
+use tarpc::tokio_util::codec::LengthDelimitedCodec;
+use tokio::net::{TcpListener, TcpStream};
 
 use crate::metrics::LearnerMetrics;
 
 /// How long a submit waits between tries at a full queue.
 const QUEUE_RETRY: Duration = Duration::from_millis(5);
+/// Requests one connection may have in flight (actors and evaluators make
+/// one at a time); more are answered with an error at once.
+const MAX_REQUESTS_PER_CONNECTION: usize = 4;
+/// Responses that may wait for a slow reader per connection.
+const PENDING_RESPONSES: usize = 2;
+
+/// What the RPC listener allows its peers, and the token it requires.
+#[derive(Clone, Debug)]
+pub struct ServiceLimits {
+    /// Connections, timeouts (see [`Limits`]).
+    pub connections: Limits,
+    /// The token peers must present, if any.
+    pub token: Option<Token>,
+}
+
+impl Default for ServiceLimits {
+    /// 256 connections; 10 s to shake hands; a peer silent for 10 minutes,
+    /// or taking a minute over one frame, is dropped; no token.
+    fn default() -> Self {
+        ServiceLimits {
+            connections: Limits {
+                max_connections: 256,
+                handshake_timeout: Duration::from_secs(10),
+                idle_timeout: Duration::from_secs(600),
+                frame_timeout: Duration::from_secs(60),
+            },
+            token: None,
+        }
+    }
+}
 
 /// Parameters as last published by the training thread.
 #[derive(Clone, Debug)]
@@ -210,16 +251,20 @@ impl LearnerService for Service {
     ) -> Result<SubmitAck, ProtoError> {
         let hub = &self.0;
         hub.check(&hello).map_err(|e| hub.reject(e))?;
+        if trajectories.len() > MAX_SUBMIT_TRAJECTORIES {
+            return Err(hub.reject(ProtoError::BadBatch(format!(
+                "{} trajectories in one submit, at most {MAX_SUBMIT_TRAJECTORIES} are allowed",
+                trajectories.len()
+            ))));
+        }
         for (i, trajectory) in trajectories.iter().enumerate() {
             trajectory
                 .validate(&hub.dims)
                 .map_err(|e| hub.reject(ProtoError::BadBatch(format!("trajectory {i}: {e}"))))?;
         }
-        let (mut accepted, mut dropped) = (0, 0);
         for mut trajectory in trajectories {
             if hub.is_stale(trajectory.param_version) {
                 hub.metrics.dropped_trajectories_total.inc();
-                dropped += 1;
                 continue;
             }
             loop {
@@ -235,48 +280,85 @@ impl LearnerService for Service {
                     Err(TrySendError::Disconnected(_)) => return Err(ProtoError::ShuttingDown),
                 }
             }
-            accepted += 1;
         }
         hub.metrics.queue_depth.set(hub.queue_depth() as i64);
         Ok(SubmitAck {
-            accepted,
-            dropped,
             version: hub.latest().version,
-        })
-    }
-
-    async fn status(self, _: Context, hello: Hello) -> Result<Status, ProtoError> {
-        self.0.check(&hello)?;
-        let latest = self.0.latest();
-        Ok(Status {
-            step: latest.version,
-            samples: latest.samples,
-            queue_depth: self.0.queue_depth(),
         })
     }
 }
 
 /// Binds `addr` and serves the hub on the current tokio runtime. Returns the
 /// bound address.
-pub async fn serve(addr: SocketAddr, hub: Arc<Hub>) -> std::io::Result<SocketAddr> {
-    let mut listener = tarpc::serde_transport::tcp::listen(addr, Bincode::default).await?;
-    listener.config_mut().max_frame_length(MAX_FRAME_LENGTH);
-    let bound = listener.local_addr();
-    tokio::spawn(
-        listener
-            .filter_map(|r| future::ready(r.ok()))
-            .map(BaseChannel::with_defaults)
-            .for_each(move |channel| {
-                let service = Service(hub.clone());
-                tokio::spawn(
-                    channel
-                        .execute(service.serve())
-                        .for_each(|response| async move {
-                            tokio::spawn(response);
-                        }),
-                );
-                future::ready(())
-            }),
-    );
+pub async fn serve(
+    addr: SocketAddr,
+    hub: Arc<Hub>,
+    limits: ServiceLimits,
+) -> std::io::Result<SocketAddr> {
+    let listener = TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    let frames = FrameLimits::for_config(&hub.config);
+    let refused = hub.metrics.refused_connections_total.clone();
+    let connections = limits.connections;
+    tokio::spawn(accept_loop(
+        listener,
+        connections,
+        "rpc",
+        move |_| refused.with_label_values(&["busy"]).inc(),
+        move |stream, peer, permit| {
+            let (hub, token) = (hub.clone(), limits.token.clone());
+            async move {
+                hub.metrics.connections.inc();
+                serve_connection(stream, peer, &hub, token.as_ref(), connections, frames).await;
+                hub.metrics.connections.dec();
+                drop(permit);
+            }
+        },
+    ));
     Ok(bound)
+}
+
+/// One connection: the handshake within its timeout, then requests until
+/// the peer leaves or a guard drops it.
+async fn serve_connection(
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    hub: &Arc<Hub>,
+    token: Option<&Token>,
+    limits: Limits,
+    frames: FrameLimits,
+) {
+    let _ = stream.set_nodelay(true);
+    let answered = tokio::time::timeout(
+        limits.handshake_timeout,
+        handshake::answer(&mut stream, PROTOCOL_VERSION, token, frames),
+    )
+    .await;
+    let refusal = match answered {
+        Ok(Ok(())) => None,
+        Ok(Err(AnswerError::Refused(refusal))) => Some(refusal.reason()),
+        Ok(Err(AnswerError::Io(_))) | Err(_) => Some("handshake"),
+    };
+    if let Some(reason) = refusal {
+        hub.metrics
+            .refused_connections_total
+            .with_label_values(&[reason])
+            .inc();
+        tracing::debug!(%peer, reason, "refused a connection");
+        return;
+    }
+    let framed = LengthDelimitedCodec::builder()
+        .max_frame_length(frames.request)
+        .new_framed(GuardedStream::new(stream, limits));
+    let transport = tarpc::serde_transport::new(framed, Bincode::default());
+    let config = tarpc::server::Config {
+        pending_response_buffer: PENDING_RESPONSES,
+    };
+    BaseChannel::new(config, transport)
+        .max_concurrent_requests(MAX_REQUESTS_PER_CONNECTION)
+        .execute(Service(hub.clone()).serve())
+        .for_each(|response| async move {
+            tokio::spawn(response);
+        })
+        .await;
 }

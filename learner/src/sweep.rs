@@ -16,10 +16,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rnad_common::config::{Averaging, Config};
+use rnad_common::history::HistoryEntry;
 use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::load_run;
 use rnad_evaluator::experiments::summary::write_summary;
-use rnad_evaluator::history::HistoryEntry;
 
 use crate::checkpoint;
 use crate::error::LearnerError;
@@ -174,7 +174,7 @@ pub fn run_all(
     for run in runs {
         let step = reached_step(run)?;
         if step >= options.max_steps {
-            eprintln!("{}: done already (step {step})", run.name());
+            tracing::info!("{}: done already (step {step})", run.name());
         } else {
             waiting.push_back(run);
         }
@@ -191,14 +191,14 @@ pub fn run_all(
             for mut child in running.drain(..) {
                 let _ = child.process.wait();
             }
-            eprintln!("sweep interrupted: give the same command again to resume");
+            tracing::info!("sweep interrupted: give the same command again to resume");
             return Ok(SweepOutcome::Interrupted);
         }
         while running.len() < options.jobs {
             let Some(run) = waiting.pop_front() else {
                 break;
             };
-            eprintln!(
+            tracing::info!(
                 "[{}/{total}] starting {} in {}",
                 total - waiting.len(),
                 run.name(),
@@ -212,7 +212,7 @@ pub fn run_all(
             match child.process.try_wait() {
                 Ok(None) => still.push(child),
                 Ok(Some(status)) if status.success() && !stop.load(Ordering::SeqCst) => {
-                    eprintln!(
+                    tracing::info!(
                         "finished {} in {:.0} s",
                         child.run.name(),
                         child.started.elapsed().as_secs_f64()
@@ -230,7 +230,7 @@ pub fn run_all(
         running = still;
         if last_progress.elapsed() >= PROGRESS_INTERVAL && !running.is_empty() {
             for child in &running {
-                eprintln!("  {}", child.progress(options.max_steps));
+                tracing::info!("{}", child.progress(options.max_steps));
             }
             last_progress = Instant::now();
         }

@@ -7,26 +7,27 @@
 //! and checkpoints at its interval. A stop request (Ctrl-C, SIGTERM, or the
 //! step limit) ends it with a final evaluation and checkpoint.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
-use rnad_actor::selfplay::{PolicySnapshot, SelfPlay};
+use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
+use rnad_common::history::{HistoryEntry, NashConvs};
+use rnad_common::logging::{self, LogFormat};
 use rnad_common::net::NetShape;
+use rnad_common::run_dir::RunDir;
 use rnad_common::trajectory::Trajectory;
 use rnad_common::tree::GameTree;
-use rnad_evaluator::history::{
-    append_history, evaluate, truncate_history, HistoryEntry, NashConvs, PolicyKinds,
-};
+use rnad_evaluator::kinds::{evaluate, PolicyKinds};
 
 use crate::checkpoint;
 use crate::error::LearnerError;
-use crate::metrics::LearnerMetrics;
+use crate::resume::published;
 use crate::rnad::{Learner, StepStats};
-use crate::service::{Hub, Published};
+use crate::service::Hub;
 
 /// How often progress is printed.
 const PROGRESS_INTERVAL: Duration = Duration::from_secs(2);
@@ -44,114 +45,6 @@ pub struct RunSummary {
     pub checkpoint: PathBuf,
 }
 
-/// Files of a run directory.
-#[derive(Clone, Debug)]
-pub struct RunDir {
-    /// The resolved config.
-    pub config: PathBuf,
-    /// Evaluations, one JSON line each.
-    pub history: PathBuf,
-    /// Checkpoints.
-    pub checkpoints: PathBuf,
-}
-
-impl RunDir {
-    /// Creates the run directory and records the config in it.
-    pub fn create(config: &Config) -> Result<RunDir, LearnerError> {
-        let root = &config.run_dir;
-        std::fs::create_dir_all(root).map_err(|e| LearnerError::io(root, e))?;
-        let dir = RunDir {
-            config: root.join("config.toml"),
-            history: root.join("history.jsonl"),
-            checkpoints: root.join("checkpoints"),
-        };
-        std::fs::write(&dir.config, config.to_toml())
-            .map_err(|e| LearnerError::io(&dir.config, e))?;
-        Ok(dir)
-    }
-}
-
-/// A learner resumed from the newest checkpoint, or a fresh one.
-pub struct Resumed {
-    /// The learner.
-    pub learner: Learner,
-    /// Training wall time before this process.
-    pub wall_offset: f64,
-    /// Saved actor generator positions (lockstep runs).
-    pub actor_rngs: Vec<(u64, u128)>,
-}
-
-/// Loads the newest checkpoint under `dir`, if any.
-pub fn resume(config: &Config, dir: &RunDir, verbose: bool) -> Result<Resumed, LearnerError> {
-    match checkpoint::list(&dir.checkpoints)?.last() {
-        Some(path) => {
-            let loaded = checkpoint::load(path, config)?;
-            let step = loaded.meta.step;
-            let dropped = truncate_history(&dir.history, step)
-                .map_err(|e| LearnerError::io(&dir.history, e))?;
-            if verbose {
-                eprintln!("resuming from {} (step {step})", path.display());
-                if dropped > 0 {
-                    eprintln!(
-                        "dropped {dropped} evaluations past step {step} from {} (they will be made again)",
-                        dir.history.display()
-                    );
-                }
-            }
-            Ok(Resumed {
-                learner: Learner::from_state(config, loaded.state),
-                wall_offset: loaded.meta.wall_seconds,
-                actor_rngs: loaded.meta.actor_rngs,
-            })
-        }
-        None => Ok(Resumed {
-            learner: Learner::new(config)?,
-            wall_offset: 0.0,
-            actor_rngs: Vec::new(),
-        }),
-    }
-}
-
-/// A run directory opened for training: the learner resumed (or fresh) and
-/// the hub it publishes through, with the receiving end of its queue.
-pub struct Opened {
-    /// The run directory.
-    pub dir: RunDir,
-    /// The learner and what its checkpoint carried.
-    pub resumed: Resumed,
-    /// Published parameters, queue and metrics.
-    pub hub: Arc<Hub>,
-    /// Where submitted trajectories arrive.
-    pub queue: Receiver<Trajectory>,
-}
-
-/// Validates the config, records it in the run directory and resumes from
-/// the newest checkpoint there.
-pub fn open(config: &Config, verbose: bool) -> Result<Opened, LearnerError> {
-    config.validate()?;
-    let dir = RunDir::create(config)?;
-    let resumed = resume(config, &dir, verbose)?;
-    let (hub, queue) = Hub::new(config, published(&resumed.learner), LearnerMetrics::new());
-    Ok(Opened {
-        dir,
-        resumed,
-        hub,
-        queue,
-    })
-}
-
-/// What the learner currently publishes.
-pub fn published(learner: &Learner) -> Published {
-    let state = learner.state();
-    Published {
-        version: state.step,
-        samples: state.samples,
-        online: state.online.clone(),
-        target: state.target.clone(),
-        reg: state.reg.clone(),
-    }
-}
-
 /// Where batches come from.
 pub enum Source {
     /// The learner plays each batch itself with the current parameters.
@@ -167,7 +60,7 @@ impl Source {
             config.game.load(),
             NetShape::for_config(config),
             0,
-            config.seed,
+            RngStream::of(config.seed),
         );
         if let Some(&(seed, pos)) = rngs.first() {
             play.set_rng_position(seed, pos);
@@ -256,7 +149,11 @@ impl Trainer<'_> {
                 last_eval = (step, Instant::now());
             }
             if step % self.config.checkpoint.interval_steps == 0 {
-                self.save(learner, started)?;
+                // A failed write (disk full, out of descriptors) costs one
+                // checkpoint, not the run: the next interval tries again.
+                if let Err(error) = self.save(learner, started) {
+                    self.write_failed("checkpoint", &error);
+                }
             }
             if options.progress {
                 progress.report(learner, &stats, last.as_ref());
@@ -267,12 +164,10 @@ impl Trainer<'_> {
             last = Some(self.evaluate(tree, &shape, learner, started)?);
         }
         let checkpoint = self.save(learner, started)?;
-        if options.progress {
-            eprintln!(
-                "stopped at step {step}; checkpoint {}",
-                checkpoint.display()
-            );
-        }
+        tracing::info!(
+            "stopped at step {step}; checkpoint {}",
+            checkpoint.display()
+        );
         Ok(RunSummary {
             step,
             last,
@@ -362,14 +257,27 @@ impl Trainer<'_> {
             samples: state.samples,
             nash_conv: nash_conv.clone(),
         };
-        append_history(&self.dir.history, &entry)
-            .map_err(|e| LearnerError::io(&self.dir.history, e))?;
+        let path = self.dir.history();
+        if let Err(error) = rnad_common::jsonl::append(&path, &entry) {
+            self.write_failed("history", &LearnerError::io(&path, error));
+        }
         Ok(nash_conv)
+    }
+
+    /// Logs and counts a failed write of one of the run's files; training
+    /// goes on.
+    fn write_failed(&self, file: &'static str, error: &LearnerError) {
+        self.hub
+            .metrics
+            .write_failures_total
+            .with_label_values(&[file])
+            .inc();
+        tracing::error!(file, %error, "write failed; training goes on and retries at the next interval");
     }
 
     fn save(&self, learner: &Learner, started: Instant) -> Result<PathBuf, LearnerError> {
         checkpoint::save(
-            &self.dir.checkpoints,
+            &self.dir.checkpoints(),
             learner.state(),
             self.config,
             (
@@ -381,7 +289,8 @@ impl Trainer<'_> {
     }
 }
 
-/// Live progress on stderr.
+/// Live progress: a plain line on stderr for a terminal, or an event with
+/// the figures as fields when logs are JSON.
 struct Progress {
     since: Instant,
     step: u64,
@@ -405,19 +314,34 @@ impl Progress {
         let state = learner.state();
         let steps_per_s = (state.step - self.step) as f64 / elapsed;
         let samples_per_s = (state.samples - self.samples) as f64 / elapsed;
-        let nash = last.map_or_else(
-            || "not evaluated here".to_string(),
-            |n| {
-                format!(
-                    "NashConv online {:.4} target {:.4} target_pp {:.4} reg {:.4}",
-                    n.online, n.target, n.target_postprocessed, n.reg
-                )
-            },
-        );
-        eprintln!(
-            "step {:>8} | {steps_per_s:7.1} steps/s | {samples_per_s:9.0} decisions/s | loss v {:.4} neurd {:.4} | {nash}",
-            state.step, stats.loss_value, stats.loss_neurd
-        );
+        if logging::format() == LogFormat::Json {
+            tracing::info!(
+                step = state.step,
+                steps_per_s,
+                decisions_per_s = samples_per_s,
+                loss_value = stats.loss_value,
+                loss_neurd = stats.loss_neurd,
+                nash_conv_target = last.map(|n| n.target),
+                nash_conv_reg = last.map(|n| n.reg),
+                "progress"
+            );
+        } else {
+            let nash = last.map_or_else(
+                || "not evaluated here".to_string(),
+                |n| {
+                    format!(
+                        "NashConv online {:.4} target {:.4} target_pp {:.4} reg {:.4}",
+                        n.online, n.target, n.target_postprocessed, n.reg
+                    )
+                },
+            );
+            let line = format!(
+                "step {:>8} | {steps_per_s:7.1} steps/s | {samples_per_s:9.0} decisions/s | loss v {:.4} neurd {:.4} | {nash}\n",
+                state.step, stats.loss_value, stats.loss_neurd
+            );
+            // The terminal's progress line, not a log record.
+            let _ = std::io::stderr().write_all(line.as_bytes());
+        }
         *self = Progress::new(learner);
     }
 }

@@ -1,15 +1,17 @@
 //! The learner end to end, in-process: training on Kuhn reaches a NashConv
-//! bound, a stopped and resumed run is bit-identical to a straight one, and
-//! unusable checkpoints are refused and left in place.
+//! bound, a stopped and resumed run is bit-identical to a straight one,
+//! checkpoints of another experiment or none readable are refused and left
+//! in place.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use rnad_common::config::Config;
-use rnad_evaluator::history::HistoryEntry;
+use rnad_common::history::HistoryEntry;
 use rnad_learner::checkpoint;
 use rnad_learner::local::{run_local, LocalOptions};
+use rnad_learner::resume::OpenOptions;
 use rnad_learner::training::RunSummary;
 
 fn kuhn_config(run_dir: &Path) -> Config {
@@ -35,6 +37,7 @@ fn run(config: &Config, max_steps: u64) -> Result<RunSummary, rnad_learner::erro
     let options = LocalOptions {
         max_steps: Some(max_steps),
         progress: false,
+        open: OpenOptions::default(),
     };
     run_local(config.clone(), options, Arc::new(AtomicBool::new(false)))
 }
@@ -115,41 +118,54 @@ fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
 }
 
 #[test]
-fn corrupt_and_mismatched_checkpoints_are_refused_and_kept() {
+fn with_no_readable_checkpoint_the_run_is_refused_and_nothing_moves() {
     let dir = scratch("bad_checkpoints");
-    let config = kuhn_config(&dir);
-    let summary = run(&config, 3).unwrap();
-    let path = summary.checkpoint;
-
-    std::fs::write(&path, b"not a checkpoint").unwrap();
+    let mut config = kuhn_config(&dir);
+    config.checkpoint.interval_steps = 2;
+    run(&config, 4).unwrap();
+    let paths = checkpoint::list(&dir.join("checkpoints")).unwrap();
+    assert_eq!(paths.len(), 2);
+    std::fs::write(&paths[0], b"").unwrap();
+    std::fs::write(&paths[1], b"not a checkpoint").unwrap();
     let err = run(&config, 6).unwrap_err().to_string();
-    assert!(
-        err.contains(&path.display().to_string()) && err.contains("unusable"),
-        "{err}"
-    );
-    assert_eq!(
-        std::fs::read(&path).unwrap(),
-        b"not a checkpoint",
-        "left in place"
-    );
+    for path in &paths {
+        assert!(err.contains(&path.display().to_string()), "{err}");
+    }
+    assert!(err.contains("no checkpoint in"), "{err}");
+    assert_eq!(checkpoint::list(&dir.join("checkpoints")).unwrap(), paths);
+    assert_eq!(std::fs::read(&paths[1]).unwrap(), b"not a checkpoint");
+}
 
+#[test]
+fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
     let dir = scratch("mismatched_checkpoint");
     let config = kuhn_config(&dir);
-    run(&config, 2).unwrap();
+    let saved = run(&config, 2).unwrap().checkpoint;
+    let accepted = |config: &Config| {
+        let options = LocalOptions {
+            max_steps: Some(4),
+            progress: false,
+            open: OpenOptions {
+                accept_config_change: true,
+            },
+        };
+        run_local(config.clone(), options, Arc::new(AtomicBool::new(false)))
+    };
     let mut wider = config.clone();
     wider.network.hidden = vec![64];
-    let err = run(&wider, 4).unwrap_err().to_string();
+    let err = accepted(&wider).unwrap_err().to_string();
     assert!(
         err.contains("hidden layers [64, 64]") && err.contains("[64]"),
         "{err}"
     );
     let mut leduc = config.clone();
     leduc.game = rnad_common::game::GameName::LeducPoker;
-    let err = run(&leduc, 4).unwrap_err().to_string();
+    let err = accepted(&leduc).unwrap_err().to_string();
     assert!(
         err.contains("for game kuhn_poker, this run is leduc_poker"),
         "{err}"
     );
+    assert!(saved.exists());
 }
 
 #[test]

@@ -40,14 +40,6 @@ fn wait_for_history(run_dir: &Path) {
     }
 }
 
-fn signal(child: &Child, name: &str) {
-    let status = Command::new("kill")
-        .args([format!("-{name}"), child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 /// Waits (at most 60 s) for the child to exit.
 fn wait(mut child: Child) -> (std::process::ExitStatus, String) {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -65,26 +57,17 @@ fn wait(mut child: Child) -> (std::process::ExitStatus, String) {
 }
 
 fn stopped_at(stderr: &str) -> u64 {
-    let line = stderr
-        .lines()
-        .find(|l| l.starts_with("stopped at step "))
-        .expect("final line");
-    line["stopped at step ".len()..]
-        .split(';')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
+    rnad_tests::stopped_at(stderr).unwrap_or_else(|| panic!("no final line:\n{stderr}"))
 }
 
 #[test]
 fn sigint_and_sigterm_checkpoint_exit_zero_and_resume() {
     let dir = scratch("signals");
-    for name in ["INT", "TERM"] {
+    for (name, signal) in [("INT", libc::SIGINT), ("TERM", libc::SIGTERM)] {
         let child = start(&dir, &[]);
         wait_for_history(&dir);
         std::thread::sleep(Duration::from_millis(300));
-        signal(&child, name);
+        rnad_tests::send_signal(child.id(), signal);
         let (status, stderr) = wait(child);
         assert!(status.success(), "SIG{name}: {status:?}\n{stderr}");
         let step = stopped_at(&stderr);

@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rnad_common::config::Config;
-use rnad_evaluator::history::HistoryEntry;
+use rnad_common::history::HistoryEntry;
 
 const LEARNER: &str = env!("CARGO_BIN_EXE_rnad-learner");
 
@@ -218,16 +218,7 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
     for seed in [0, 1] {
         let run = out.join(format!("none/seed-{seed}"));
         let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
-        let line = run_log
-            .lines()
-            .find(|l| l.starts_with("stopped at step"))
-            .unwrap_or_else(|| panic!("{run_log}"));
-        let step: u64 = line["stopped at step ".len()..]
-            .split(';')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let step = rnad_tests::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
         stopped_at.push(step);
     }
     let budget = stopped_at.iter().max().unwrap() + 15;

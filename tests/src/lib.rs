@@ -56,14 +56,49 @@ pub struct Process {
     name: String,
 }
 
+/// How to start a [`Process`] beyond its arguments.
+#[derive(Clone, Debug, Default)]
+pub struct Launch<'a> {
+    /// Extra environment variables.
+    pub env: Vec<(&'a str, &'a str)>,
+    /// A soft limit on open file descriptors (`ulimit -n`), if any.
+    pub max_open_files: Option<u64>,
+}
+
 impl Process {
     /// Starts `binary` (a workspace binary name) with `args`.
     pub fn start(binary: &str, args: &[&str], log: &Path) -> Process {
+        Process::launch(binary, args, log, &Launch::default())
+    }
+
+    /// Starts `binary` with `args` as `launch` says.
+    pub fn launch(binary: &str, args: &[&str], log: &Path, launch: &Launch) -> Process {
+        use std::os::unix::process::CommandExt;
         let stderr = std::fs::File::create(log).unwrap();
-        let child = Command::new(bin_dir().join(binary))
+        let mut command = Command::new(bin_dir().join(binary));
+        command
             .args(args)
+            .envs(launch.env.iter().copied())
             .stdout(Stdio::null())
-            .stderr(stderr)
+            .stderr(stderr);
+        if let Some(limit) = launch.max_open_files {
+            // SAFETY: setrlimit is async-signal-safe, touches no memory of
+            // the parent, and runs in the child between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    let rlimit = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: limit,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &rlimit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
+        let child = command
             .spawn()
             .unwrap_or_else(|e| panic!("starting {binary}: {e}"));
         Process {
@@ -73,13 +108,14 @@ impl Process {
         }
     }
 
-    /// Sends a signal (`KILL`, `TERM`, `INT`).
-    pub fn signal(&self, name: &str) {
-        let status = Command::new("kill")
-            .args([format!("-{name}"), self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success(), "kill -{name} {}", self.name);
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends a signal (`libc::SIGKILL`, `SIGTERM`, `SIGINT`).
+    pub fn signal(&self, signal: libc::c_int) {
+        send_signal(self.child.id(), signal);
     }
 
     /// Waits at most `timeout` for the process to exit; its exit status.
@@ -115,6 +151,47 @@ impl Drop for Process {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Sends `signal` to process `pid`.
+pub fn send_signal(pid: u32, signal: libc::c_int) {
+    // SAFETY: kill(2) on a child's pid has no memory effects.
+    let status = unsafe { libc::kill(pid as libc::pid_t, signal) };
+    assert_eq!(status, 0, "kill({pid}, {signal})");
+}
+
+/// Open file descriptors of process `pid`.
+pub fn open_files(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|entries| entries.count())
+        .unwrap_or(0)
+}
+
+/// Resident memory of process `pid`, in bytes.
+pub fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// Raises this process's soft limit on open files to `wanted` (or its hard
+/// limit, if lower) and returns the limit in effect.
+pub fn raise_open_file_limit(wanted: u64) -> u64 {
+    let mut rlimit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the struct we own.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut rlimit);
+        rlimit.rlim_cur = wanted.min(rlimit.rlim_max).max(rlimit.rlim_cur);
+        libc::setrlimit(libc::RLIMIT_NOFILE, &rlimit);
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut rlimit);
+    }
+    rlimit.rlim_cur
 }
 
 /// Polls `check` every 100 ms for at most `timeout`; panics with `what`
@@ -167,6 +244,12 @@ pub fn labelled(text: &str, name: &str, labels: &str) -> Option<f64> {
     text.lines()
         .find_map(|l| l.strip_prefix(&prefix))
         .and_then(|v| v.trim().parse().ok())
+}
+
+/// The step of a learner log's `stopped at step N; checkpoint …` line.
+pub fn stopped_at(log: &str) -> Option<u64> {
+    let (_, rest) = log.split_once("stopped at step ")?;
+    rest.split(';').next()?.trim().parse().ok()
 }
 
 /// The history file's lines, parsed.

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use clap::{Parser, Subcommand};
 use rnad_common::game::GameName;
+use rnad_common::logging::LogFormat;
 use rnad_common::tree::GameTree;
 
 use crate::error::EvaluatorError;
@@ -29,6 +30,9 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Log format: text or json.
+    #[arg(long, global = true, env = "RNAD_LOG_FORMAT", default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 }
 
 /// The evaluator's subcommands.

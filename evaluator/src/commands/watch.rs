@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use rnad_common::proto::handshake::Token;
 
 use crate::error::EvaluatorError;
 use crate::metrics::EvaluatorMetrics;
@@ -19,17 +20,29 @@ pub struct WatchArgs {
     /// Where to serve Prometheus metrics (/metrics), e.g. 0.0.0.0:9102.
     #[arg(long)]
     pub metrics: Option<SocketAddr>,
-    /// Seconds between looks at the learner's parameter version.
+    /// Seconds between looks at the learner's parameter version (0.01 to
+    /// 300; the learner drops connections that stay silent for longer).
     #[arg(long, default_value_t = 5.0)]
     pub interval: f64,
     /// History file: one JSON line per evaluated version (learner_step,
     /// wall_seconds since the watcher started, samples, nash_conv per kind).
     #[arg(long)]
     pub history: PathBuf,
+    /// File holding the token the learner requires (default: the
+    /// RNAD_TOKEN environment variable; none if unset).
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
 }
 
 /// Runs `watch` until SIGINT or SIGTERM.
 pub fn run(args: &WatchArgs) -> Result<(), EvaluatorError> {
+    if !(0.01..=300.0).contains(&args.interval) {
+        return Err(EvaluatorError::Usage(format!(
+            "--interval {}: must be between 0.01 and 300 seconds",
+            args.interval
+        )));
+    }
+    let token = Token::load(args.token_file.as_deref()).map_err(EvaluatorError::Usage)?;
     let stop = rnad_common::lifecycle::stop_on_signals();
     let metrics = EvaluatorMetrics::new();
     let _endpoint = match args.metrics {
@@ -37,18 +50,19 @@ pub fn run(args: &WatchArgs) -> Result<(), EvaluatorError> {
             let (runtime, bound) =
                 rnad_common::metrics::serve_blocking(addr, metrics.registry.clone())
                     .map_err(|source| EvaluatorError::Bind { addr, source })?;
-            eprintln!("rnad-evaluator: metrics on http://{bound}/metrics");
+            tracing::info!("metrics on http://{bound}/metrics");
             Some(runtime)
         }
         None => None,
     };
     let options = WatchOptions {
         learner: args.learner.clone(),
-        interval: Duration::from_secs_f64(args.interval.max(0.01)),
+        token,
+        interval: Duration::from_secs_f64(args.interval),
         history: args.history.clone(),
     };
-    eprintln!("rnad-evaluator: watching the learner at {}", args.learner);
+    tracing::info!(learner = %args.learner, "watching the learner");
     watch(&options, &stop, &metrics);
-    eprintln!("rnad-evaluator: stopped");
+    tracing::info!("stopped");
     Ok(())
 }

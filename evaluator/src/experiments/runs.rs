@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use rnad_common::config::Config;
 
 use super::ExperimentError;
-use crate::history::HistoryEntry;
+use rnad_common::history::HistoryEntry;
 
 /// One finished or running training run.
 #[derive(Clone, Debug)]

@@ -1,7 +1,7 @@
 //! Statistics over the seeds of a variant: the mean curve with its min–max
 //! band, and the summary figures of a sweep.
 
-use crate::history::{HistoryEntry, NashConvs};
+use rnad_common::history::{HistoryEntry, NashConvs};
 
 use super::runs::Run;
 

@@ -1,31 +1,29 @@
 //! The wire protocol between the learner and its actors and evaluators: one
 //! tarpc service over TCP with a length-delimited bincode transport.
 //!
-//! Every request carries a [`Hello`]: the protocol version and a hash of the
-//! game and network shape. The learner refuses a mismatch with an error
-//! saying what differs, so processes built or configured differently never
-//! mix silently. [`LearnerService::info`] needs only the protocol version:
-//! it hands a new client the run's config, from which it computes the hash.
+//! A connection opens with a [`handshake`]: the protocol version and an
+//! optional shared token, answered with the frame limits ([`frames`]) both
+//! sides then hold each other to. Every request carries a [`Hello`]: the
+//! protocol version and a hash of the game and network shape. The learner
+//! refuses a mismatch with an error saying what differs, so processes built
+//! or configured differently never mix silently. [`LearnerService::info`]
+//! needs only the protocol version: it hands a new client the run's config,
+//! from which it computes the hash.
 
-use std::time::{Duration, Instant};
+pub mod client;
+pub mod frames;
+pub mod handshake;
+
+pub use client::{connect, context, join, ClientError, Joined, REQUEST_DEADLINE};
 
 use serde::{Deserialize, Serialize};
-use tarpc::tokio_serde::formats::Bincode;
 
 use crate::config::Config;
 use crate::net::{NetShape, ParamSet};
 use crate::trajectory::Trajectory;
 
 /// Bumped whenever a wire type or call changes meaning.
-pub const PROTOCOL_VERSION: u32 = 1;
-
-/// Largest frame either side accepts. Parameters of a 256x256 network are
-/// about 1.2 MB for all four sets; a batch of 256 Leduc games about 0.5 MB.
-pub const MAX_FRAME_LENGTH: usize = 64 * 1024 * 1024;
-
-/// How long a client waits for an answer (submits may wait for queue space:
-/// that is the learner's backpressure).
-pub const REQUEST_DEADLINE: Duration = Duration::from_secs(60);
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Who is calling, and with what protocol and run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,23 +145,8 @@ pub struct RunInfo {
 /// The answer to a submitted batch.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubmitAck {
-    /// Trajectories queued.
-    pub accepted: usize,
-    /// Trajectories dropped for being too stale.
-    pub dropped: usize,
     /// The current parameter version (fetch when it moved).
     pub version: u64,
-}
-
-/// The learner's state, for monitoring.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Status {
-    /// The learner step.
-    pub step: u64,
-    /// Decisions consumed.
-    pub samples: u64,
-    /// Trajectories waiting in the queue.
-    pub queue_depth: usize,
 }
 
 /// The learner's service.
@@ -178,11 +161,9 @@ pub trait LearnerService {
         have: Option<u64>,
         kinds: Vec<PolicyKind>,
     ) -> Result<Option<Params>, ProtoError>;
-    /// Queues a batch of finished games (validated first; waits while the
-    /// queue is full).
+    /// Queues a batch of at most [`frames::MAX_SUBMIT_TRAJECTORIES`]
+    /// finished games (validated first; waits while the queue is full).
     async fn submit(hello: Hello, trajectories: Vec<Trajectory>) -> Result<SubmitAck, ProtoError>;
-    /// Counters for monitoring.
-    async fn status(hello: Hello) -> Result<Status, ProtoError>;
 }
 
 /// The game and network shape, in words (what [`config_hash`] covers).
@@ -202,53 +183,84 @@ pub fn config_hash(config: &Config) -> u64 {
         })
 }
 
-/// Connects a client to the learner at `addr` (`HOST:PORT`, resolved anew
-/// on every call so a restarted learner may move). One connection: a broken
-/// client stays broken, so reconnecting means calling this again.
-pub async fn connect(addr: &str) -> std::io::Result<LearnerServiceClient> {
-    let mut transport = tarpc::serde_transport::tcp::connect(addr, Bincode::default);
-    transport.config_mut().max_frame_length(MAX_FRAME_LENGTH);
-    let transport = transport.await?;
-    Ok(LearnerServiceClient::new(tarpc::client::Config::default(), transport).spawn())
-}
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
 
-/// A request context with [`REQUEST_DEADLINE`].
-pub fn context() -> tarpc::context::Context {
-    let mut ctx = tarpc::context::current();
-    ctx.deadline = Instant::now() + REQUEST_DEADLINE;
-    ctx
-}
+    use tarpc::tokio_serde::formats::Bincode;
+    use tarpc::tokio_serde::Serializer;
 
-/// A connected client with the run's config: what every session of an
-/// actor or evaluator starts with.
-pub struct Joined {
-    /// The client.
-    pub client: LearnerServiceClient,
-    /// The learner's config.
-    pub config: Config,
-    /// What every later request carries.
-    pub hello: Hello,
-}
+    use super::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
+    use super::*;
+    use crate::trajectory::Step;
 
-/// Connects to the learner at `addr` and asks it for the run's config.
-pub async fn join(addr: &str) -> Result<Joined, String> {
-    let client = connect(addr)
-        .await
-        .map_err(|e| format!("cannot connect: {e}"))?;
-    let info = client
-        .info(context(), PROTOCOL_VERSION)
-        .await
-        .map_err(|e| format!("asking for the run's config: {e}"))?
-        .map_err(|e| e.to_string())?;
-    let config =
-        Config::from_toml(&info.config_toml, "the learner's config").map_err(|e| e.to_string())?;
-    let hello = Hello {
-        protocol: PROTOCOL_VERSION,
-        config_hash: info.config_hash,
-    };
-    Ok(Joined {
-        client,
-        config,
-        hello,
-    })
+    /// Bytes of `item` as the transport encodes it.
+    fn encoded<T: Serialize + Unpin>(item: &T) -> usize {
+        let mut codec = Bincode::<(), T>::default();
+        Pin::new(&mut codec).serialize(item).unwrap().len()
+    }
+
+    /// The largest submit and the largest parameter reply of a config, as
+    /// they travel, fit its frame limits, and the limits are not loose
+    /// enough to let a peer make the learner buffer much more.
+    #[test]
+    fn the_largest_legal_messages_fit_the_frame_limits_tightly() {
+        for text in [
+            include_str!("../../../configs/kuhn.toml"),
+            include_str!("../../../configs/leduc-reference.toml"),
+        ] {
+            let config = Config::from_toml(text, "shipped").unwrap();
+            let limits = FrameLimits::for_config(&config);
+            let game = config.game.load();
+            let (actions, players) = (game.num_distinct_actions(), game.num_players());
+            let step = Step {
+                obs: vec![f32::MAX; game.information_state_tensor_size()],
+                legal: vec![1.0; actions],
+                player: (players - 1) as u8,
+                action: (actions - 1) as u8,
+                behaviour: vec![f32::MAX; actions],
+                rewards: vec![f32::MAX; players],
+            };
+            let trajectory = Trajectory {
+                param_version: u64::MAX,
+                steps: vec![step; config.rnad.trajectory_max],
+            };
+            let hello = Hello {
+                protocol: u32::MAX,
+                config_hash: u64::MAX,
+            };
+            let submit = tarpc::ClientMessage::Request(tarpc::Request {
+                context: context(),
+                id: u64::MAX,
+                message: LearnerServiceRequest::Submit {
+                    hello,
+                    trajectories: vec![trajectory; MAX_SUBMIT_TRAJECTORIES],
+                },
+            });
+            let request = encoded(&submit);
+            assert!(request <= limits.request, "{request} > {limits:?}");
+            assert!(
+                limits.request < request * 3 / 2 + 64 * 1024,
+                "{request} vs {limits:?}"
+            );
+
+            let set =
+                WireParams::from_set(&ParamSet::init(&NetShape::for_config(&config), 0).unwrap())
+                    .unwrap();
+            let reply = tarpc::Response {
+                request_id: u64::MAX,
+                message: Ok(LearnerServiceResponse::FetchParams(Ok(Some(Params {
+                    version: u64::MAX,
+                    samples: u64::MAX,
+                    sets: PolicyKind::ALL.iter().map(|&k| (k, set.clone())).collect(),
+                })))),
+            };
+            let response = encoded(&reply);
+            assert!(response <= limits.response, "{response} > {limits:?}");
+            assert!(
+                limits.response < response * 3 / 2 + 64 * 1024,
+                "{response} vs {limits:?}"
+            );
+        }
+    }
 }

@@ -1,0 +1,75 @@
+//! How large a frame of the RPC protocol can legitimately be, computed from
+//! the run's game and network rather than set to a blanket size: the
+//! learner reads no request larger than the largest submit the protocol
+//! allows, and clients read no response larger than the largest parameter
+//! reply. Encoded sizes follow the transport's bincode options: lengths and
+//! integers wider than a byte as variable-length integers ([`varint_len`]),
+//! `u8` as one byte, `f32` as four.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::net::NetShape;
+
+/// Most trajectories one `submit` may carry (actors split larger batches).
+pub const MAX_SUBMIT_TRAJECTORIES: usize = 1024;
+
+/// Allowance for everything in a message but its bulk: tarpc's envelope
+/// (request id, deadline, trace context), the call, the `Hello`, error
+/// messages, and `info`'s config text.
+const ENVELOPE: usize = 64 * 1024;
+/// Most bytes of a variable-length `u64`.
+const VARINT_U64: usize = 9;
+
+/// Bytes of `n` as a bincode variable-length integer: one byte below 251,
+/// else a marker byte and the value in 2, 4 or 8 bytes.
+fn varint_len(n: usize) -> usize {
+    match n as u64 {
+        0..=250 => 1,
+        251..=0xFFFF => 3,
+        0x1_0000..=0xFFFF_FFFF => 5,
+        _ => 9,
+    }
+}
+
+/// Bytes of a `Vec<f32>` of `n` values.
+fn floats(n: usize) -> usize {
+    varint_len(n) + 4 * n
+}
+
+/// The largest frames each side of a connection reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameLimits {
+    /// Largest request the learner reads (a full submit).
+    pub request: usize,
+    /// Largest response a client reads (every parameter set at once).
+    pub response: usize,
+}
+
+impl FrameLimits {
+    /// The limits for a run of `config`.
+    pub fn for_config(config: &Config) -> FrameLimits {
+        let game = config.game.load();
+        let obs = game.information_state_tensor_size();
+        let actions = game.num_distinct_actions();
+        let players = game.num_players();
+        // obs, legal mask, behaviour and rewards; player and action (u8).
+        let step = floats(obs) + 2 * floats(actions) + floats(players) + 2;
+        let max_len = config.rnad.trajectory_max;
+        let trajectory = VARINT_U64 + varint_len(max_len) + max_len * step;
+        let request =
+            ENVELOPE + varint_len(MAX_SUBMIT_TRAJECTORIES) + MAX_SUBMIT_TRAJECTORIES * trajectory;
+        let tensors = NetShape::for_config(config).param_names();
+        // Each set: its kind's tag, the tensor count, the tensors.
+        let one_set = 1
+            + varint_len(tensors.len())
+            + tensors
+                .iter()
+                .map(|(_, dims)| floats(dims.iter().product()))
+                .sum::<usize>();
+        let kinds = super::PolicyKind::ALL.len();
+        // Version and samples, the set count, the sets.
+        let response = ENVELOPE + 2 * VARINT_U64 + varint_len(kinds) + kinds * one_set;
+        FrameLimits { request, response }
+    }
+}

@@ -1,0 +1,43 @@
+//! The files of a run directory: everything about one training run in one
+//! place, so that a run can be resumed, plotted and audited from it alone.
+
+use std::path::{Path, PathBuf};
+
+/// Where a run keeps each of its files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+impl RunDir {
+    /// The run directory at `root` (nothing is created).
+    pub fn new(root: impl Into<PathBuf>) -> RunDir {
+        RunDir { root: root.into() }
+    }
+
+    /// The directory itself.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `config.toml`: the run's full resolved config.
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+
+    /// `history.jsonl`: one line per evaluation ([`crate::history`]).
+    pub fn history(&self) -> PathBuf {
+        self.root.join("history.jsonl")
+    }
+
+    /// `config-changes.jsonl`: one line per accepted change of the config
+    /// on resume ([`crate::config::ConfigChange`]).
+    pub fn config_changes(&self) -> PathBuf {
+        self.root.join("config-changes.jsonl")
+    }
+
+    /// `checkpoints/`: the newest checkpoints.
+    pub fn checkpoints(&self) -> PathBuf {
+        self.root.join("checkpoints")
+    }
+}

@@ -1,0 +1,236 @@
+//! Opening a run directory to train: the config checked against the one
+//! the run recorded, the newest readable checkpoint loaded, and the
+//! append-only files repaired and cut back to it.
+//!
+//! * A restart whose config changes the experiment (any key outside
+//!   [`OPERATIONAL_KEYS`]) is refused naming every changed key, unless the
+//!   change is accepted explicitly; every change made, accepted or
+//!   operational, is appended to `config-changes.jsonl` with the step it
+//!   took effect at.
+//! * A newest checkpoint that cannot be read (torn by a power loss, say) is
+//!   moved aside, never deleted, and the one before it is used; only when no
+//!   checkpoint is readable does the learner refuse, naming each file.
+//! * A last line of `history.jsonl` cut short by a crash is removed, and the
+//!   evaluations past the checkpoint's step are dropped (they are made
+//!   again).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crossbeam_channel::Receiver;
+use rnad_common::config::{Config, SettingChange};
+use rnad_common::run_dir::RunDir;
+use rnad_common::trajectory::Trajectory;
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoint::{self, Checkpoint};
+use crate::error::LearnerError;
+use crate::metrics::LearnerMetrics;
+use crate::rnad::Learner;
+use crate::service::{Hub, Published};
+
+/// How a run directory is opened.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenOptions {
+    /// Continue the run even if the config changes the experiment (the
+    /// change is recorded).
+    pub accept_config_change: bool,
+}
+
+/// A learner resumed from the newest readable checkpoint, or a fresh one.
+pub struct Resumed {
+    /// The learner.
+    pub learner: Learner,
+    /// Training wall time before this process.
+    pub wall_offset: f64,
+    /// Saved actor generator positions (lockstep runs).
+    pub actor_rngs: Vec<(u64, u128)>,
+}
+
+/// A run directory opened for training: the learner resumed (or fresh) and
+/// the hub it publishes through, with the receiving end of its queue.
+pub struct Opened {
+    /// The run directory.
+    pub dir: RunDir,
+    /// The learner and what its checkpoint carried.
+    pub resumed: Resumed,
+    /// Published parameters, queue and metrics.
+    pub hub: Arc<Hub>,
+    /// Where submitted trajectories arrive.
+    pub queue: Receiver<Trajectory>,
+}
+
+/// One line of `config-changes.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfigChangeRecord {
+    /// The learner step from which the new values apply.
+    pub learner_step: u64,
+    /// When the restart happened (seconds since the Unix epoch).
+    pub unix_time: u64,
+    /// Every key that changed.
+    pub changes: Vec<SettingChange>,
+}
+
+/// Validates the config, checks it against the run's recorded one, resumes
+/// from the newest readable checkpoint and records the config.
+pub fn open(config: &Config, options: OpenOptions) -> Result<Opened, LearnerError> {
+    config.validate()?;
+    let dir = RunDir::new(&config.run_dir);
+    std::fs::create_dir_all(dir.root()).map_err(|e| LearnerError::io(dir.root(), e))?;
+    let changes = changes_from_recorded(config, &dir)?;
+    let experiment: Vec<SettingChange> = changes
+        .iter()
+        .filter(|c| c.changes_experiment())
+        .cloned()
+        .collect();
+    if !experiment.is_empty() && !options.accept_config_change {
+        return Err(LearnerError::ConfigChanged {
+            path: dir.config(),
+            changes: experiment,
+        });
+    }
+    let resumed = resume(config, &dir)?;
+    if !changes.is_empty() {
+        record_changes(&dir, resumed.learner.state().step, changes)?;
+    }
+    rnad_common::files::write_atomically(&dir.config(), config.to_toml().as_bytes())
+        .map_err(|e| LearnerError::io(&dir.config(), e))?;
+    let (hub, queue) = Hub::new(config, published(&resumed.learner), LearnerMetrics::new());
+    Ok(Opened {
+        dir,
+        resumed,
+        hub,
+        queue,
+    })
+}
+
+/// The settings `config` changes against the run's `config.toml` (none
+/// for a new run).
+fn changes_from_recorded(
+    config: &Config,
+    dir: &RunDir,
+) -> Result<Vec<SettingChange>, LearnerError> {
+    let path = dir.config();
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let recorded = Config::load(&path)?;
+    Ok(config.changes_from(&recorded))
+}
+
+/// Appends the changes to `config-changes.jsonl` and logs them.
+fn record_changes(
+    dir: &RunDir,
+    step: u64,
+    changes: Vec<SettingChange>,
+) -> Result<(), LearnerError> {
+    for change in &changes {
+        if change.changes_experiment() {
+            tracing::warn!(step, %change, "config change accepted: the experiment changes from here on");
+        } else {
+            tracing::info!(step, %change, "operational setting changed");
+        }
+    }
+    let record = ConfigChangeRecord {
+        learner_step: step,
+        unix_time: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        changes,
+    };
+    let path = dir.config_changes();
+    rnad_common::jsonl::cut_torn_tail(&path).map_err(|e| LearnerError::io(&path, e))?;
+    rnad_common::jsonl::append(&path, &record).map_err(|e| LearnerError::io(&path, e))
+}
+
+/// Loads the newest readable checkpoint under `dir` (moving unreadable
+/// newer ones aside), repairs the history and cuts it back to the
+/// checkpoint's step; a fresh learner when there is no checkpoint.
+fn resume(config: &Config, dir: &RunDir) -> Result<Resumed, LearnerError> {
+    let history = dir.history();
+    let cut =
+        rnad_common::jsonl::cut_torn_tail(&history).map_err(|e| LearnerError::io(&history, e))?;
+    if cut > 0 {
+        tracing::warn!(
+            file = %history.display(),
+            bytes = cut,
+            "cut off a last line left unfinished by a crash"
+        );
+    }
+    let Some((path, loaded)) = newest_readable(config, &dir.checkpoints())? else {
+        return Ok(Resumed {
+            learner: Learner::new(config)?,
+            wall_offset: 0.0,
+            actor_rngs: Vec::new(),
+        });
+    };
+    let step = loaded.meta.step;
+    let dropped = rnad_common::jsonl::drop_after_step(&history, step)
+        .map_err(|e| LearnerError::io(&history, e))?;
+    tracing::info!("resuming from {} (step {step})", path.display());
+    if dropped > 0 {
+        tracing::info!(
+            file = %history.display(),
+            dropped,
+            step,
+            "dropped evaluations past the checkpoint (they will be made again)"
+        );
+    }
+    Ok(Resumed {
+        learner: Learner::from_state(config, loaded.state),
+        wall_offset: loaded.meta.wall_seconds,
+        actor_rngs: loaded.meta.actor_rngs,
+    })
+}
+
+/// The newest checkpoint that loads, with the unreadable ones newer than
+/// it moved aside. A checkpoint of another game or network is an error (the
+/// run directory belongs to another experiment), as is having checkpoints
+/// of which none is readable (nothing is moved then).
+fn newest_readable(
+    config: &Config,
+    dir: &std::path::Path,
+) -> Result<Option<(PathBuf, Checkpoint)>, LearnerError> {
+    let mut unreadable: Vec<(PathBuf, String)> = Vec::new();
+    for path in checkpoint::list(dir)?.into_iter().rev() {
+        match checkpoint::load(&path, config) {
+            Ok(loaded) => {
+                for (bad, why) in &unreadable {
+                    let aside = rnad_common::files::move_aside(bad)
+                        .map_err(|e| LearnerError::io(bad, e))?;
+                    tracing::warn!(
+                        checkpoint = %bad.display(),
+                        moved_to = %aside.display(),
+                        reason = %why,
+                        "unreadable checkpoint moved aside; resuming from an older one"
+                    );
+                }
+                return Ok(Some((path, loaded)));
+            }
+            Err(LearnerError::Checkpoint { message, .. }) => unreadable.push((path, message)),
+            Err(LearnerError::Io { source, .. }) => unreadable.push((path, source.to_string())),
+            Err(other) => return Err(other),
+        }
+    }
+    if unreadable.is_empty() {
+        Ok(None)
+    } else {
+        Err(LearnerError::NoReadableCheckpoint {
+            dir: dir.to_path_buf(),
+            failures: unreadable,
+        })
+    }
+}
+
+/// What the learner currently publishes.
+pub fn published(learner: &Learner) -> Published {
+    let state = learner.state();
+    Published {
+        version: state.step,
+        samples: state.samples,
+        online: state.online.clone(),
+        target: state.target.clone(),
+        reg: state.reg.clone(),
+    }
+}
