@@ -71,18 +71,20 @@ struct StepOnly {
     learner_step: u64,
 }
 
-/// Drops the records whose `learner_step` is past `step` (a run resumed
-/// from its checkpoint at `step` writes them again), rewriting the file
-/// atomically. Lines without a `learner_step` are kept. Returns how many
-/// records were dropped; a missing file has none.
-pub fn drop_after_step(path: &Path, step: u64) -> std::io::Result<usize> {
+/// Drops the records whose `learner_step` is past `step`, or every record
+/// with a `learner_step` when `step` is `None` (a run resumed from its
+/// checkpoint at `step`, or started afresh, writes them again), rewriting
+/// the file atomically. Lines without a `learner_step` are kept. Returns
+/// how many records were dropped; a missing file has none.
+pub fn drop_after_step(path: &Path, step: Option<u64>) -> std::io::Result<usize> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(e),
     };
     let after = |line: &str| {
-        serde_json::from_str::<StepOnly>(line).is_ok_and(|record| record.learner_step > step)
+        serde_json::from_str::<StepOnly>(line)
+            .is_ok_and(|record| step.is_none_or(|step| record.learner_step > step))
     };
     let kept: Vec<&str> = text.lines().filter(|line| !after(line)).collect();
     let dropped = text.lines().count() - kept.len();
@@ -143,19 +145,21 @@ mod tests {
     fn records_past_the_step_are_dropped_and_other_lines_kept() {
         let dir = scratch("drop");
         let path = dir.join("history.jsonl");
-        assert_eq!(drop_after_step(&path, 5).unwrap(), 0);
+        assert_eq!(drop_after_step(&path, Some(5)).unwrap(), 0);
         for step in [0, 100, 200, 300] {
             append(&path, &json!({"learner_step": step, "x": 1.5})).unwrap();
         }
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(b"not a record\n").unwrap();
-        assert_eq!(drop_after_step(&path, 100).unwrap(), 2);
+        assert_eq!(drop_after_step(&path, Some(100)).unwrap(), 2);
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
             text,
             "{\"learner_step\":0,\"x\":1.5}\n{\"learner_step\":100,\"x\":1.5}\nnot a record\n"
         );
-        assert_eq!(drop_after_step(&path, 100).unwrap(), 0);
+        assert_eq!(drop_after_step(&path, Some(100)).unwrap(), 0);
+        assert_eq!(drop_after_step(&path, None).unwrap(), 2);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "not a record\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -72,9 +72,9 @@ impl Backoff {
 /// that got connected (it sets its `&mut bool`).
 ///
 /// Failures are logged here, naming `peer`: the first one after a
-/// connected session as a warning, the ones after it once a minute with a
-/// count (each one at debug level), and the next connection after failures
-/// as information.
+/// connected session, and any whose message differs from the last one
+/// logged, as a warning; a repeated one once a minute with a count (each
+/// at debug level); and the next connection after failures as information.
 pub fn run_sessions<E: Display>(
     stop: &AtomicBool,
     peer: &str,
@@ -108,6 +108,7 @@ struct FailureLog<'a> {
     peer: &'a str,
     throttle: Throttle,
     failures: u64,
+    last_logged: String,
 }
 
 impl<'a> FailureLog<'a> {
@@ -116,6 +117,7 @@ impl<'a> FailureLog<'a> {
             peer,
             throttle: Throttle::new(STILL_FAILING_INTERVAL),
             failures: 0,
+            last_logged: String::new(),
         }
     }
 
@@ -129,12 +131,18 @@ impl<'a> FailureLog<'a> {
         }
         self.failures = 0;
         self.throttle.reset();
+        self.last_logged.clear();
     }
 
     fn failed(&mut self, error: &dyn Display, wait: Duration) {
         self.failures += 1;
         tracing::debug!(peer = self.peer, %error, ?wait, attempt = self.failures, "retrying");
+        let message = error.to_string();
+        if message != self.last_logged {
+            self.throttle.reset();
+        }
         if self.throttle.ready().is_some() {
+            self.last_logged = message;
             if self.failures == 1 {
                 tracing::warn!(peer = self.peer, %error, "session ended; reconnecting with backoff");
             } else {

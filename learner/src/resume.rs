@@ -158,25 +158,29 @@ fn resume(config: &Config, dir: &RunDir) -> Result<Resumed, LearnerError> {
             "cut off a last line left unfinished by a crash"
         );
     }
-    let Some((path, loaded)) = newest_readable(config, &dir.checkpoints())? else {
+    let newest = newest_readable(config, &dir.checkpoints())?;
+    let step = newest.as_ref().map(|(_, loaded)| loaded.meta.step);
+    let dropped = rnad_common::jsonl::drop_after_step(&history, step)
+        .map_err(|e| LearnerError::io(&history, e))?;
+    if dropped > 0 {
+        tracing::info!(
+            file = %history.display(),
+            dropped,
+            "dropped evaluations made after the last checkpoint (they will be made again)"
+        );
+    }
+    let Some((path, loaded)) = newest else {
         return Ok(Resumed {
             learner: Learner::new(config)?,
             wall_offset: 0.0,
             actor_rngs: Vec::new(),
         });
     };
-    let step = loaded.meta.step;
-    let dropped = rnad_common::jsonl::drop_after_step(&history, step)
-        .map_err(|e| LearnerError::io(&history, e))?;
-    tracing::info!("resuming from {} (step {step})", path.display());
-    if dropped > 0 {
-        tracing::info!(
-            file = %history.display(),
-            dropped,
-            step,
-            "dropped evaluations past the checkpoint (they will be made again)"
-        );
-    }
+    tracing::info!(
+        "resuming from {} (step {})",
+        path.display(),
+        loaded.meta.step
+    );
     Ok(Resumed {
         learner: Learner::from_state(config, loaded.state),
         wall_offset: loaded.meta.wall_seconds,

@@ -6,6 +6,8 @@
 //! test executable (every package with binaries has integration tests, so
 //! cargo builds them before running any test).
 
+pub mod cluster;
+
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

@@ -3,131 +3,16 @@
 //! real TCP on 127.0.0.1 with ephemeral ports, each exporting metrics.
 //! Every wait is bounded in time.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
+use rnad_tests::cluster::{
+    learner_step, newest_checkpoint, start_actor, start_evaluator, start_learner, wait_for_steps,
+    LONG, SHORT,
+};
 use rnad_tests::{
     dashboard_queries, free_port, history, labelled, local, promql_metric_names, sample,
-    sample_names, scrape, scratch, wait_for, workspace, Process,
+    sample_names, scrape, scratch, wait_for,
 };
-
-const LONG: Duration = Duration::from_secs(120);
-const SHORT: Duration = Duration::from_secs(30);
-
-/// Kuhn poker with asynchronous actors and frequent checkpoints.
-fn kuhn_config(dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(workspace().join("configs/kuhn.toml"))
-        .unwrap()
-        .replace("interval_steps = 1000", "interval_steps = 100");
-    let path = dir.join("kuhn.toml");
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-struct Learner {
-    process: Process,
-    port: u16,
-    metrics: u16,
-}
-
-fn start_learner(dir: &Path, port: u16, metrics: u16, log: &str) -> Learner {
-    let config = kuhn_config(dir);
-    let run_dir = dir.join("run");
-    let process = Process::start(
-        "rnad-learner",
-        &[
-            "serve",
-            "--config",
-            config.to_str().unwrap(),
-            "--listen",
-            &local(port),
-            "--metrics",
-            &local(metrics),
-            "--run-dir",
-            run_dir.to_str().unwrap(),
-        ],
-        &dir.join(log),
-    );
-    Learner {
-        process,
-        port,
-        metrics,
-    }
-}
-
-fn start_actor(dir: &Path, learner: u16, seed: u64) -> (Process, u16) {
-    let metrics = free_port();
-    let process = Process::start(
-        "rnad-actor",
-        &[
-            "--learner",
-            &local(learner),
-            "--metrics",
-            &local(metrics),
-            "--games",
-            "32",
-            "--submit-every",
-            "32",
-            "--seed",
-            &seed.to_string(),
-        ],
-        &dir.join(format!("actor-{seed}.log")),
-    );
-    (process, metrics)
-}
-
-fn start_evaluator(dir: &Path, learner: u16) -> (Process, u16, PathBuf) {
-    let metrics = free_port();
-    let history = dir.join("eval-history.jsonl");
-    let process = Process::start(
-        "rnad-evaluator",
-        &[
-            "watch",
-            "--learner",
-            &local(learner),
-            "--metrics",
-            &local(metrics),
-            "--interval",
-            "0.5",
-            "--history",
-            history.to_str().unwrap(),
-        ],
-        &dir.join("evaluator.log"),
-    );
-    (process, metrics, history)
-}
-
-/// The step of the newest `checkpoint-STEP.safetensors` in `dir`.
-fn newest_checkpoint(dir: &Path) -> Option<u64> {
-    std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .strip_prefix("checkpoint-")?
-                .strip_suffix(".safetensors")?
-                .parse::<u64>()
-                .ok()
-        })
-        .max()
-}
-
-/// The learner's `rnad_learner_step`, once its endpoint answers.
-fn learner_step(learner: &Learner) -> Option<f64> {
-    scrape(learner.metrics).and_then(|t| sample(&t, "rnad_learner_step"))
-}
-
-/// Waits until the learner's step passes `beyond`.
-fn wait_for_steps(learner: &Learner, beyond: f64, what: &str) -> f64 {
-    wait_for(
-        what,
-        LONG,
-        || learner_step(learner).filter(|s| *s > beyond),
-        || learner.process.stderr(),
-    )
-}
 
 /// `promtool check metrics` on a scrape.
 fn promtool_accepts(text: &str) {

@@ -1,0 +1,283 @@
+//! `rnad-learner local` after what goes wrong on a real machine: a newest
+//! checkpoint torn by a power loss, kills at random moments that cut the
+//! history's last line short, and a restart with another config. Every
+//! loop is bounded in count and time.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use rnad_common::config::Config;
+use rnad_learner::checkpoint;
+use rnad_tests::{send_signal, stopped_at};
+
+const LEARNER: &str = env!("CARGO_BIN_EXE_rnad-learner");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Kuhn in lockstep, evaluated every 20 steps and checkpointed every 50,
+/// written to `dir/kuhn.toml` with `edit` applied.
+fn write_config(dir: &Path, edit: impl FnOnce(&mut Config)) -> PathBuf {
+    let text = include_str!("../../configs/kuhn.toml");
+    let mut config = Config::from_toml(text, "kuhn.toml").unwrap();
+    config.actors.count = 1;
+    config.actors.lockstep = true;
+    config.evaluation.interval_seconds = 0.0;
+    config.evaluation.interval_steps = 20;
+    config.checkpoint.interval_steps = 50;
+    config.checkpoint.keep = 3;
+    edit(&mut config);
+    let path = dir.join("kuhn.toml");
+    std::fs::write(&path, config.to_toml()).unwrap();
+    path
+}
+
+fn local(config: &Path, run_dir: &Path, extra: &[&str]) -> Command {
+    let mut command = Command::new(LEARNER);
+    command
+        .arg("local")
+        .arg("--config")
+        .arg(config)
+        .arg("--run-dir")
+        .arg(run_dir)
+        .args(extra);
+    command
+}
+
+fn finish(config: &Path, run_dir: &Path, max_steps: u64, extra: &[&str]) -> Output {
+    let steps = max_steps.to_string();
+    let mut args = vec!["--max-steps", steps.as_str()];
+    args.extend_from_slice(extra);
+    local(config, run_dir, &args).output().unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn a_torn_newest_checkpoint_is_moved_aside_and_the_run_resumes_from_the_one_before() {
+    let dir = scratch("faults_torn_checkpoint");
+    let config = write_config(&dir, |_| {});
+    let run = dir.join("run");
+    let first = finish(&config, &run, 100, &[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let checkpoints = checkpoint::list(&run.join("checkpoints")).unwrap();
+    let newest = checkpoints.last().unwrap().clone();
+    assert_eq!(checkpoint::step_of(&newest), Some(100));
+    // What a power loss before the data reached the disk leaves behind.
+    let length = std::fs::metadata(&newest).unwrap().len();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&newest)
+        .unwrap();
+    file.set_len(length / 3).unwrap();
+    drop(file);
+    let torn = std::fs::read(&newest).unwrap();
+
+    let second = finish(&config, &run, 120, &[]);
+    let log = stderr(&second);
+    assert!(second.status.success(), "{log}");
+    assert!(log.contains("unreadable checkpoint moved aside"), "{log}");
+    assert!(
+        log.contains("(step 50)"),
+        "resumed from the one before: {log}"
+    );
+    assert_eq!(stopped_at(&log), Some(120));
+    let aside = PathBuf::from(format!("{}.unreadable", newest.display()));
+    assert_eq!(
+        std::fs::read(&aside).unwrap(),
+        torn,
+        "the torn file is kept"
+    );
+    let history = std::fs::read_to_string(run.join("history.jsonl")).unwrap();
+    let steps: Vec<u64> = history
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["learner_step"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [0, 20, 40, 60, 80, 100, 120],
+        "cut back to step 50, then made again"
+    );
+}
+
+/// A small deterministic generator for the kill times.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+fn start(config: &Path, run_dir: &Path) -> Child {
+    local(config, run_dir, &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Killed with SIGKILL at random moments twelve times, a third of them
+/// with the history's last line then cut short as a crash mid-append
+/// leaves it, the run resumes every time, its history stays a clean
+/// sequence of evaluations, and `plot` draws it.
+#[test]
+fn a_run_killed_at_random_moments_resumes_every_time_and_plots() {
+    let dir = scratch("faults_random_kills");
+    let config = write_config(&dir, |c| c.checkpoint.interval_steps = 20);
+    let run = dir.join("run");
+    let history = run.join("history.jsonl");
+    let mut random = Lcg(2026);
+    for round in 0..12 {
+        let mut child = start(&config, &run);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let before = std::fs::metadata(&history).map_or(0, |m| m.len());
+        while std::fs::metadata(&history).map_or(0, |m| m.len()) <= before {
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: no evaluation within 60 s"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "round {round}: exited early"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(random.below(400)));
+        send_signal(child.id(), libc::SIGKILL);
+        child.wait().unwrap();
+        if round % 3 == 0 {
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&history)
+                .unwrap();
+            file.write_all(br#"{"learner_step":99999,"wall_sec"#)
+                .unwrap();
+        }
+    }
+    let reached = checkpoint::list(&run.join("checkpoints"))
+        .unwrap()
+        .iter()
+        .filter_map(|p| checkpoint::step_of(p))
+        .max()
+        .unwrap();
+    let budget = reached + 100;
+    let output = finish(&config, &run, budget, &[]);
+    let log = stderr(&output);
+    assert!(output.status.success(), "{log}");
+    let text = std::fs::read_to_string(&history).unwrap();
+    let mut steps = Vec::new();
+    for line in text.lines() {
+        let entry: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{line:?}: {e}\n{text}"));
+        steps.push(entry["learner_step"].as_u64().unwrap());
+    }
+    assert!(steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}");
+    assert_eq!(steps.first(), Some(&0));
+    assert_eq!(steps.last(), Some(&budget));
+
+    let figure = dir.join("nash_conv.svg");
+    let plot = Command::new(rnad_tests::bin_dir().join("rnad-evaluator"))
+        .arg("plot")
+        .arg("--runs")
+        .arg(&run)
+        .arg("--out")
+        .arg(&figure)
+        .output()
+        .unwrap();
+    assert!(plot.status.success(), "{}", stderr(&plot));
+    assert!(std::fs::metadata(&figure).unwrap().len() > 1000);
+}
+
+#[test]
+fn a_changed_learning_rate_is_refused_by_name_then_accepted_and_recorded() {
+    let dir = scratch("faults_config_change");
+    let run = dir.join("run");
+    let original = write_config(&dir, |_| {});
+    let first = finish(&original, &run, 40, &[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let recorded = std::fs::read_to_string(run.join("config.toml")).unwrap();
+
+    let changed = write_config(&dir, |c| {
+        c.rnad.learning_rate = 1e-3;
+        c.checkpoint.keep = 5;
+    });
+    let refused = finish(&changed, &run, 60, &[]);
+    let log = stderr(&refused);
+    assert!(!refused.status.success());
+    assert!(
+        log.contains("rnad.learning_rate = 0.0003 -> 0.001")
+            && log.contains("--accept-config-change"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("checkpoint.keep = 3 -> 5"),
+        "operational keys are not refused: {log}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.join("config.toml")).unwrap(),
+        recorded,
+        "nothing changed"
+    );
+    assert!(!run.join("config-changes.jsonl").exists());
+
+    let accepted = finish(&changed, &run, 60, &["--accept-config-change"]);
+    let log = stderr(&accepted);
+    assert!(accepted.status.success(), "{log}");
+    let now = Config::load(&run.join("config.toml")).unwrap();
+    assert_eq!(now.rnad.learning_rate, 1e-3);
+    let changes = std::fs::read_to_string(run.join("config-changes.jsonl")).unwrap();
+    let record: serde_json::Value = serde_json::from_str(changes.trim()).unwrap();
+    assert_eq!(record["learner_step"], 40);
+    let keys: Vec<(&str, &str, &str)> = record["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["key"].as_str().unwrap(),
+                c["from"].as_str().unwrap(),
+                c["to"].as_str().unwrap(),
+            )
+        })
+        .filter(|(key, _, _)| *key != "run_dir")
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("checkpoint.keep", "3", "5"),
+            ("rnad.learning_rate", "0.0003", "0.001")
+        ]
+    );
+
+    // Only operational keys changed: no flag needed, still recorded.
+    let operational = write_config(&dir, |c| {
+        c.rnad.learning_rate = 1e-3;
+        c.checkpoint.keep = 4;
+    });
+    let output = finish(&operational, &run, 80, &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(run.join("config-changes.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
+}

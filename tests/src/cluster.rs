@@ -1,0 +1,174 @@
+//! A Kuhn-poker cluster of real processes for the cross-process tests:
+//! `rnad-learner serve`, `rnad-actor`s and `rnad-evaluator watch` on
+//! ephemeral 127.0.0.1 ports, each with its log in the test's directory.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::{free_port, local, sample, scrape, wait_for, workspace, Launch, Process};
+
+/// Bound of the waits for training progress.
+pub const LONG: Duration = Duration::from_secs(120);
+/// Bound of the waits for things that should happen at once.
+pub const SHORT: Duration = Duration::from_secs(30);
+
+/// Kuhn poker with asynchronous actors and checkpoints every 100 steps,
+/// written to `dir/kuhn.toml`.
+pub fn kuhn_config(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(workspace().join("configs/kuhn.toml"))
+        .unwrap()
+        .replace("interval_steps = 1000", "interval_steps = 100");
+    let path = dir.join("kuhn.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A running `rnad-learner serve`.
+pub struct Learner {
+    /// The process.
+    pub process: Process,
+    /// Its RPC port.
+    pub port: u16,
+    /// Its metrics port.
+    pub metrics: u16,
+}
+
+/// Starts `rnad-learner serve` on `dir/run` with [`kuhn_config`], logging
+/// to `dir/log`; `extra` arguments and `launch` as given.
+pub fn start_learner_with(
+    dir: &Path,
+    port: u16,
+    metrics: u16,
+    log: &str,
+    extra: &[&str],
+    launch: &Launch,
+) -> Learner {
+    let config = kuhn_config(dir);
+    let run_dir = dir.join("run");
+    let mut args = vec![
+        "serve".to_string(),
+        "--config".into(),
+        config.to_str().unwrap().into(),
+        "--listen".into(),
+        local(port),
+        "--metrics".into(),
+        local(metrics),
+        "--run-dir".into(),
+        run_dir.to_str().unwrap().into(),
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let process = Process::launch("rnad-learner", &args, &dir.join(log), launch);
+    Learner {
+        process,
+        port,
+        metrics,
+    }
+}
+
+/// Starts `rnad-learner serve` with default limits.
+pub fn start_learner(dir: &Path, port: u16, metrics: u16, log: &str) -> Learner {
+    start_learner_with(dir, port, metrics, log, &[], &Launch::default())
+}
+
+/// Starts an actor of 32 games for the learner on `learner`, logging to
+/// `dir/actor-NAME.log`; returns it with its metrics port. `extra`
+/// arguments (a `--seed`, a `--token-file`) and `launch` as given.
+pub fn start_actor_with(
+    dir: &Path,
+    learner: u16,
+    name: &str,
+    extra: &[&str],
+    launch: &Launch,
+) -> (Process, u16) {
+    let metrics = free_port();
+    let mut args = vec![
+        "--learner".to_string(),
+        local(learner),
+        "--metrics".into(),
+        local(metrics),
+        "--games".into(),
+        "32".into(),
+        "--submit-every".into(),
+        "32".into(),
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let log = dir.join(format!("actor-{name}.log"));
+    (Process::launch("rnad-actor", &args, &log, launch), metrics)
+}
+
+/// Starts an actor with `--seed SEED`.
+pub fn start_actor(dir: &Path, learner: u16, seed: u64) -> (Process, u16) {
+    let seed = seed.to_string();
+    start_actor_with(dir, learner, &seed, &["--seed", &seed], &Launch::default())
+}
+
+/// Starts `rnad-evaluator watch` looking every half second; returns it
+/// with its metrics port and history file.
+pub fn start_evaluator(dir: &Path, learner: u16) -> (Process, u16, PathBuf) {
+    let metrics = free_port();
+    let history = dir.join("eval-history.jsonl");
+    let process = Process::start(
+        "rnad-evaluator",
+        &[
+            "watch",
+            "--learner",
+            &local(learner),
+            "--metrics",
+            &local(metrics),
+            "--interval",
+            "0.5",
+            "--history",
+            history.to_str().unwrap(),
+        ],
+        &dir.join("evaluator.log"),
+    );
+    (process, metrics, history)
+}
+
+/// The step of the newest `checkpoint-STEP.safetensors` in `dir`.
+pub fn newest_checkpoint(dir: &Path) -> Option<u64> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .strip_prefix("checkpoint-")?
+                .strip_suffix(".safetensors")?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+}
+
+/// The learner's `rnad_learner_step`, once its endpoint answers.
+pub fn learner_step(learner: &Learner) -> Option<f64> {
+    scrape(learner.metrics).and_then(|t| sample(&t, "rnad_learner_step"))
+}
+
+/// Waits until the learner's step passes `beyond`.
+pub fn wait_for_steps(learner: &Learner, beyond: f64, what: &str) -> f64 {
+    wait_for(
+        what,
+        LONG,
+        || learner_step(learner).filter(|s| *s > beyond),
+        || learner.process.stderr(),
+    )
+}
+
+/// Waits until the actor whose metrics are on `port` has had a batch
+/// accepted by the learner.
+pub fn wait_for_submits(port: u16, actor: &Process) {
+    wait_for(
+        "the actor's first accepted batch",
+        LONG,
+        || {
+            scrape(port)
+                .and_then(|t| sample(&t, "rnad_actor_submits_total"))
+                .filter(|n| *n >= 1.0)
+        },
+        || actor.stderr(),
+    );
+}
