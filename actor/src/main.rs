@@ -47,6 +47,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let stop = rnad_common::lifecycle::stop_on_signals();
     logging::init(cli.log_format);
     let token = match Token::load(cli.token_file.as_deref()) {
         Ok(token) => token,
@@ -55,7 +56,6 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let stop = rnad_common::lifecycle::stop_on_signals();
     let metrics = ActorMetrics::new();
     let _runtime = match cli.metrics {
         Some(addr) => match rnad_common::metrics::serve_blocking(addr, metrics.registry.clone()) {

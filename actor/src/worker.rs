@@ -11,7 +11,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rnad_common::lifecycle::run_sessions;
+use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::frames::MAX_SUBMIT_TRAJECTORIES;
 use rnad_common::proto::handshake::Token;
@@ -47,13 +47,13 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
     run_sessions(
         stop,
         &options.learner,
-        |connected| {
+        |attempt| {
             let random = RngStream {
                 seed: options.random.seed,
                 stream: options.random.stream.wrapping_add(session),
             };
             session += 1;
-            runtime.block_on(play_session(options, random, stop, metrics, connected))
+            runtime.block_on(play_session(options, random, stop, metrics, attempt))
         },
         |_, _| {
             metrics.errors_total.inc();
@@ -99,7 +99,7 @@ async fn play_session(
     random: RngStream,
     stop: &AtomicBool,
     metrics: &ActorMetrics,
-    connected: &mut bool,
+    attempt: &mut Attempt<'_, '_>,
 ) -> Result<(), ClientError> {
     let proto::Joined {
         client,
@@ -111,7 +111,7 @@ async fn play_session(
         .await?
         .ok_or_else(|| ClientError::Other("the learner sent no parameters".into()))?;
     metrics.param_fetches_total.inc();
-    *connected = true;
+    attempt.connected();
     let mut play = SelfPlay::new(config.game.load(), shape.clone(), options.games, random);
     let mut pending = Vec::new();
     while !stop.load(Ordering::SeqCst) {

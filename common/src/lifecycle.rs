@@ -69,26 +69,29 @@ impl Backoff {
 /// Runs `session` until it returns `Ok` or `stop` is set. After a failed
 /// session, `on_error` hears the error and the wait before the next try;
 /// the wait grows by [`Backoff`] and starts again short after a session
-/// that got connected (it sets its `&mut bool`).
+/// that got connected (it calls [`Attempt::connected`]).
 ///
 /// Failures are logged here, naming `peer`: the first one after a
 /// connected session, and any whose message differs from the last one
 /// logged, as a warning; a repeated one once a minute with a count (each
-/// at debug level); and the next connection after failures as information.
+/// at debug level); and a connection made after failures, as it is made,
+/// as information.
 pub fn run_sessions<E: Display>(
     stop: &AtomicBool,
     peer: &str,
-    mut session: impl FnMut(&mut bool) -> Result<(), E>,
+    mut session: impl FnMut(&mut Attempt) -> Result<(), E>,
     mut on_error: impl FnMut(&E, Duration),
 ) {
     let mut backoff = Backoff::default();
     let mut log = FailureLog::new(peer);
     while !stop.load(Ordering::SeqCst) {
-        let mut connected = false;
-        let result = session(&mut connected);
-        if connected {
+        let mut attempt = Attempt {
+            log: &mut log,
+            connected: false,
+        };
+        let result = session(&mut attempt);
+        if attempt.connected {
             backoff.reset();
-            log.connected();
         }
         match result {
             Ok(()) => return,
@@ -100,6 +103,21 @@ pub fn run_sessions<E: Display>(
                 sleep_unless_stopped(wait, stop);
             }
         }
+    }
+}
+
+/// One session of [`run_sessions`], which tells it when it got through.
+pub struct Attempt<'a, 'b> {
+    log: &'a mut FailureLog<'b>,
+    connected: bool,
+}
+
+impl Attempt<'_, '_> {
+    /// The session reached its peer: the next failure starts the backoff
+    /// afresh, and a recovery is logged now.
+    pub fn connected(&mut self) {
+        self.connected = true;
+        self.log.connected();
     }
 }
 
@@ -178,9 +196,11 @@ mod tests {
         run_sessions(
             &stop,
             "test",
-            |connected| {
+            |attempt| {
                 attempts += 1;
-                *connected = attempts == 2;
+                if attempts == 2 {
+                    attempt.connected();
+                }
                 if attempts < 4 {
                     Err(format!("failure {attempts}"))
                 } else {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rnad_common::history::HistoryEntry;
-use rnad_common::lifecycle::run_sessions;
+use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::handshake::Token;
 use rnad_common::proto::{self, ClientError, Params, PolicyKind};
@@ -60,7 +60,7 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
     run_sessions(
         stop,
         &options.learner,
-        |connected| runtime.block_on(session(options, stop, metrics, started, connected)),
+        |attempt| runtime.block_on(session(options, stop, metrics, started, attempt)),
         |_, _| {},
     );
 }
@@ -70,7 +70,7 @@ async fn session(
     stop: &AtomicBool,
     metrics: &EvaluatorMetrics,
     started: Instant,
-    connected: &mut bool,
+    attempt: &mut Attempt<'_, '_>,
 ) -> Result<(), ClientError> {
     let proto::Joined {
         client,
@@ -80,7 +80,7 @@ async fn session(
     let shape = NetShape::for_config(&config);
     let tree = GameTree::build(config.game.load().as_ref())
         .map_err(|e| ClientError::Other(e.to_string()))?;
-    *connected = true;
+    attempt.connected();
     let mut have = None;
     while !stop.load(Ordering::SeqCst) {
         let reply = client

@@ -14,13 +14,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The directory holding the workspace's binaries.
+/// The directory holding the workspace's binaries: beside this executable,
+/// or one level up when it is a test in `target/<profile>/deps`.
 pub fn bin_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/..")
-        .to_path_buf()
+    let exe = std::env::current_exe().expect("executable path");
+    let dir = exe.parent().expect("executable directory");
+    if dir.file_name().is_some_and(|n| n == "deps") {
+        dir.parent().expect("target/<profile>").to_path_buf()
+    } else {
+        dir.to_path_buf()
+    }
 }
 
 /// The workspace root.
