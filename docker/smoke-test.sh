@@ -121,6 +121,8 @@ EOF
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 export RNAD_IMAGE=rnad:smoke PROMETHEUS_IMAGE=rnad-smoke/prometheus
 export RNAD_CONFIG=kuhn.toml GRAFANA_ADMIN_PASSWORD=unused-in-the-smoke-test
+# Actors and the evaluator only get through with the learner's token.
+export RNAD_TOKEN="smoke-$RANDOM$RANDOM"
 LEARNER_METRICS_PORT=$(free_port); EVALUATOR_METRICS_PORT=$(free_port); PROMETHEUS_PORT=$(free_port)
 export LEARNER_METRICS_PORT EVALUATOR_METRICS_PORT PROMETHEUS_PORT
 up() {

@@ -320,3 +320,37 @@ fn bench_writes_its_figures_to_a_file() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("exact NashConv"), "{text}");
 }
+
+#[test]
+fn watch_refuses_intervals_the_learner_would_drop_and_unreadable_token_files() {
+    let output = evaluator(&[
+        "watch",
+        "--learner",
+        "127.0.0.1:9",
+        "--history",
+        "unused.jsonl",
+        "--interval",
+        "900",
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--interval 900: must be between 0.01 and 300 seconds"),
+        "{stderr}"
+    );
+    let output = evaluator(&[
+        "watch",
+        "--learner",
+        "127.0.0.1:9",
+        "--history",
+        "unused.jsonl",
+        "--token-file",
+        "/nonexistent/token",
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot read the token file /nonexistent/token"),
+        "{stderr}"
+    );
+}

@@ -240,7 +240,10 @@ fn main() {
     for process in actors.iter_mut().chain([&mut evaluator, &mut learner]) {
         let status = process.wait(Duration::from_secs(120));
         if !status.success() {
-            tracing::warn!("a process exited with {status} on SIGTERM: see its log in {}", dir.display());
+            tracing::warn!(
+                "a process exited with {status} on SIGTERM: see its log in {}",
+                dir.display()
+            );
         }
     }
     let summary = summarise(&rows, options.warmup_minutes * 60.0);
@@ -250,15 +253,21 @@ fn main() {
     tracing::info!("summary written to {}", summary_path.display());
 }
 
+/// How a summarised quantity is read off a row.
+type Column = fn(&Row) -> f64;
+
 /// For each quantity: its value at the end of the warm-up, its largest
 /// after it, and its last; as JSON.
 fn summarise(rows: &[Row], warmup_seconds: f64) -> String {
-    let after: Vec<&Row> = rows.iter().filter(|r| r.seconds >= warmup_seconds).collect();
+    let after: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.seconds >= warmup_seconds)
+        .collect();
     let Some(first) = after.first() else {
         return "{\"error\": \"no samples after the warm-up\"}".into();
     };
     let last = after.last().unwrap();
-    let columns: [(&str, fn(&Row) -> f64); 8] = [
+    let columns: [(&str, Column); 8] = [
         ("learner_rss_bytes", |r| r.learner_rss as f64),
         ("learner_fds", |r| r.learner_fds as f64),
         ("evaluator_rss_bytes", |r| r.evaluator_rss as f64),
@@ -278,7 +287,10 @@ fn summarise(rows: &[Row], warmup_seconds: f64) -> String {
         format!("\"learner_steps\": {}", last.step),
     ];
     for (name, get) in columns {
-        let max = after.iter().map(|r| get(r)).fold(f64::NEG_INFINITY, f64::max);
+        let max = after
+            .iter()
+            .map(|r| get(r))
+            .fold(f64::NEG_INFINITY, f64::max);
         fields.push(format!(
             "\"{name}\": {{\"after_warmup\": {}, \"max_after_warmup\": {max}, \"last\": {}}}",
             get(first),
