@@ -12,7 +12,7 @@ use candle_core::{Device, Result, Tensor};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_common::game::{Game, State, Turn};
-use rnad_common::net::{legal_policy, NetShape, ParamSet, PolicyValueNet};
+use rnad_common::net::{NetShape, ParamSet, PolicyValueNet};
 use rnad_common::trajectory::{Step, Trajectory};
 
 /// Where a [`SelfPlay`]'s random numbers come from: a ChaCha8 generator
@@ -162,9 +162,8 @@ impl SelfPlay {
         let device = Device::Cpu;
         let obs_t = Tensor::from_slice(&obs, (n, input), &device)?;
         let mask = Tensor::from_slice(&legal, (n, actions), &device)?;
-        let (logits, _) =
-            PolicyValueNet::new(&self.shape, snapshot.params.tensors()).forward(&obs_t)?;
-        let policy = legal_policy(&logits, &mask)?
+        let policy = PolicyValueNet::new(&self.shape, snapshot.params.tensors())
+            .policy(&obs_t, &mask)?
             .flatten_all()?
             .to_vec1::<f32>()?;
 
@@ -179,8 +178,8 @@ impl SelfPlay {
             slot.steps.push(Step {
                 obs: obs[i * input..(i + 1) * input].to_vec(),
                 legal: legal[i * actions..(i + 1) * actions].to_vec(),
-                player: player as u8,
-                action: action as u8,
+                player: u8::try_from(player).expect("the registry allows at most 10 players"),
+                action: u8::try_from(action).expect("the registry's games have under 256 actions"),
                 behaviour: row.to_vec(),
                 rewards: vec![0.0; self.game.num_players()],
             });

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::GameName;
+use crate::game::GameSpec;
 
 /// A configuration that cannot be used, and which key is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -100,8 +100,8 @@ impl std::fmt::Display for SettingChange {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    /// The game to learn.
-    pub game: GameName,
+    /// The game to learn, as an OpenSpiel spec (`leduc_poker(players=3)`).
+    pub game: GameSpec,
     /// Seed of every random number generator of the run.
     pub seed: u64,
     /// Where config, history and checkpoints go.
@@ -132,8 +132,11 @@ pub struct NetworkConfig {
 pub struct RnadConfig {
     /// Trajectories per learner step (B).
     pub batch_size: usize,
-    /// Padded trajectory length (T); at least the game's longest game.
-    pub trajectory_max: usize,
+    /// Former knob for the longest trajectory, now the game's own maximum
+    /// length. Accepted in old files when it is not shorter than that, and
+    /// never written back.
+    #[serde(default, skip_serializing)]
+    pub trajectory_max: Option<usize>,
     /// Adam learning rate.
     pub learning_rate: f64,
     /// Entropy (regularisation) strength η.
@@ -201,12 +204,19 @@ pub struct CheckpointConfig {
 impl Config {
     /// Parses and validates a config from TOML text.
     pub fn from_toml(text: &str, origin: &str) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        let mut config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
             origin: origin.to_string(),
             message: e.to_string().trim_end().to_string(),
         })?;
         config.validate()?;
+        config.rnad.trajectory_max = None;
         Ok(config)
+    }
+
+    /// The longest trajectory a game of this config can produce: the
+    /// game's maximum number of decisions.
+    pub fn trajectory_max(&self) -> usize {
+        self.game.load().max_game_length()
     }
 
     /// Reads, parses and validates a config file.
@@ -269,10 +279,10 @@ impl Config {
         )?;
         positive(r.batch_size as f64, "rnad.batch_size")?;
         check(
-            r.trajectory_max >= max_len,
+            r.trajectory_max.is_none_or(|t| t >= max_len),
             "rnad.trajectory_max",
             format!(
-                "{} is shorter than the longest {} game ({max_len} decisions)",
+                "{:?} is shorter than the longest {} game ({max_len} decisions); the key is obsolete: remove it",
                 r.trajectory_max, self.game
             ),
         )?;
@@ -479,8 +489,8 @@ mod tests {
                 "rnad.gamma_target",
             ),
             (
-                "trajectory_max = 10",
-                "trajectory_max = 2",
+                "batch_size = 128",
+                "batch_size = 128\ntrajectory_max = 2",
                 "rnad.trajectory_max",
             ),
             (

@@ -3,15 +3,17 @@
 //! index, tabular policies in OpenSpiel's JSON format, the experiment
 //! configuration, the policy-value network and the trajectories actors send.
 //!
-//! The data flow of the project starts here: a [`game::Game`] is played by
-//! actors into [`trajectory::Trajectory`] values with a [`net::PolicyValueNet`],
-//! enumerated once into a [`tree::GameTree`] for exact evaluation, and
-//! policies over its information states are [`policy::TabularPolicy`] values.
+//! The data flow of the project starts here: a [`game::Game`], named by a
+//! [`game::GameSpec`], is played by actors into [`trajectory::Trajectory`]
+//! values with a [`net::PolicyValueNet`], walked once into a
+//! [`public_tree::PublicTree`] for exact evaluation, and policies over its
+//! information states are [`policy::TabularPolicy`] values.
 
 pub mod config;
 pub mod files;
 pub mod game;
 pub mod history;
+pub mod history_tree;
 pub mod jsonl;
 pub mod lifecycle;
 pub mod listener;
@@ -20,6 +22,6 @@ pub mod metrics;
 pub mod net;
 pub mod policy;
 pub mod proto;
+pub mod public_tree;
 pub mod run_dir;
 pub mod trajectory;
-pub mod tree;

@@ -185,6 +185,14 @@ impl PolicyValueNet {
         }
     }
 
+    /// The legal policy `[N, actions]` for observations `[N, input]` and
+    /// legal masks `[N, actions]`: the one inference path of actors, the
+    /// learner's lockstep play and the evaluator.
+    pub fn policy(&self, obs: &Tensor, legal: &Tensor) -> Result<Tensor> {
+        let (logits, _) = self.forward(obs)?;
+        legal_policy(&logits, legal)
+    }
+
     /// Logits `[N, actions]` and values `[N]` for observations `[N, input]`.
     pub fn forward(&self, obs: &Tensor) -> Result<(Tensor, Tensor)> {
         let mut x = obs.clone();

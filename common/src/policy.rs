@@ -10,8 +10,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::game::{Action, GameName};
-use crate::tree::GameTree;
+use crate::game::{Action, GameSpec};
+use crate::public_tree::PublicTree;
 
 /// How far a distribution's sum may stray from 1 in a policy file.
 pub const SUM_TOLERANCE: f64 = 1e-6;
@@ -35,7 +35,7 @@ pub enum PolicyError {
     #[error("policy is for game `{found}`, not `{expected}`")]
     WrongGame {
         /// The game being evaluated.
-        expected: GameName,
+        expected: GameSpec,
         /// The game the file names.
         found: String,
     },
@@ -43,7 +43,7 @@ pub enum PolicyError {
     #[error("unknown information state {info_state:?}: {game} has no such information state")]
     UnknownInfoState {
         /// The game.
-        game: GameName,
+        game: GameSpec,
         /// The unknown key.
         info_state: String,
     },
@@ -105,7 +105,7 @@ pub enum PolicyError {
     #[error("policy has {found} action probabilities, but {game} has {expected} (information state, legal action) slots")]
     WrongLength {
         /// The game.
-        game: GameName,
+        game: GameSpec,
         /// Slots in the game.
         expected: usize,
         /// Probabilities given.
@@ -114,7 +114,8 @@ pub enum PolicyError {
 }
 
 /// One probability per (information state, legal action) slot of a
-/// [`GameTree`].
+/// [`PublicTree`] (see its dense index). Information states that no history
+/// reaches hold the uniform distribution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TabularPolicy {
     probs: Vec<f64>,
@@ -122,22 +123,12 @@ pub struct TabularPolicy {
 
 impl TabularPolicy {
     /// Uniform over the legal actions everywhere.
-    pub fn uniform(tree: &GameTree) -> Self {
-        Self::from_fn(tree, |n, _| 1.0 / n as f64)
-    }
-
-    /// Always the first legal action.
-    pub fn first_legal_action(tree: &GameTree) -> Self {
-        Self::from_fn(tree, |_, k| if k == 0 { 1.0 } else { 0.0 })
-    }
-
-    /// Fills each slot with `f(number of legal actions, index of the action)`.
-    fn from_fn(tree: &GameTree, f: impl Fn(usize, usize) -> f64) -> Self {
+    pub fn uniform(tree: &PublicTree) -> Self {
         let mut probs = vec![0.0; tree.num_slots()];
-        for state in tree.info_states() {
-            let n = state.legal_actions.len();
-            for (k, slot) in state.slots().enumerate() {
-                probs[slot] = f(n, k);
+        for d in tree.decisions() {
+            let n = d.legal_actions.len() as f64;
+            for hand in 0..tree.num_hands() {
+                probs[d.slots(hand)].fill(1.0 / n);
             }
         }
         TabularPolicy { probs }
@@ -145,10 +136,10 @@ impl TabularPolicy {
 
     /// A policy from one probability per slot; the caller keeps each
     /// information state's probabilities a distribution.
-    pub fn from_slots(tree: &GameTree, probs: Vec<f64>) -> Result<Self, PolicyError> {
+    pub fn from_slots(tree: &PublicTree, probs: Vec<f64>) -> Result<Self, PolicyError> {
         if probs.len() != tree.num_slots() {
             return Err(PolicyError::WrongLength {
-                game: tree.game(),
+                game: tree.spec().clone(),
                 expected: tree.num_slots(),
                 found: probs.len(),
             });
@@ -162,7 +153,7 @@ impl TabularPolicy {
     }
 
     /// Reads and validates a policy in OpenSpiel's JSON format.
-    pub fn from_json(tree: &GameTree, text: &str) -> Result<Self, PolicyError> {
+    pub fn from_json(tree: &PublicTree, text: &str) -> Result<Self, PolicyError> {
         let value: Value = serde_json::from_str(text).map_err(|source| PolicyError::Json {
             info_state: key_before(text, &source),
             source,
@@ -171,9 +162,9 @@ impl TabularPolicy {
             return Err(PolicyError::NotAnObject);
         };
         if let Some(Value::String(game)) = top.get("game") {
-            if game != tree.game().as_str() {
+            if game.parse::<GameSpec>().ok().as_ref() != Some(tree.spec()) {
                 return Err(PolicyError::WrongGame {
-                    expected: tree.game(),
+                    expected: tree.spec().clone(),
                     found: game.clone(),
                 });
             }
@@ -183,44 +174,48 @@ impl TabularPolicy {
             Some(_) => return Err(PolicyError::NotAnObject),
             None => top,
         };
-        let mut probs = vec![0.0; tree.num_slots()];
-        let mut seen = vec![false; tree.info_states().len()];
+        let index = tree.info_state_index();
+        let mut policy = TabularPolicy::uniform(tree);
+        let mut seen = vec![false; tree.num_info_slots()];
         for (key, entry) in &entries {
-            let index =
-                tree.info_state_index(key)
+            let &(d, hand) =
+                index
+                    .get(key.as_str())
                     .ok_or_else(|| PolicyError::UnknownInfoState {
-                        game: tree.game(),
+                        game: tree.spec().clone(),
                         info_state: key.clone(),
                     })?;
-            seen[index] = true;
-            let state = &tree.info_states()[index];
-            let action_probs = parse_entry(key, entry, &state.legal_actions)?;
-            for (k, p) in action_probs.into_iter().enumerate() {
-                probs[state.first_slot + k] = p;
-            }
+            let decision = &tree.decisions()[d];
+            seen[decision.info(hand)] = true;
+            let action_probs = parse_entry(key, entry, &decision.legal_actions)?;
+            policy.probs[decision.slots(hand)].copy_from_slice(&action_probs);
         }
-        let missing: Vec<usize> = (0..seen.len()).filter(|&i| !seen[i]).collect();
-        if let Some(&first) = missing.first() {
+        let missing: Vec<_> = tree
+            .info_states()
+            .filter(|(d, h)| !seen[d.info(*h)])
+            .collect();
+        let count = missing.len();
+        if let Some(&(d, hand)) = missing.first() {
             return Err(PolicyError::MissingInfoState {
-                info_state: tree.info_states()[first].string.clone(),
-                count: missing.len(),
+                info_state: tree.info_state_string(d, hand),
+                count,
             });
         }
-        Ok(TabularPolicy { probs })
+        Ok(policy)
     }
 
     /// The policy as OpenSpiel's JSON mapping (information-state string to
-    /// `[[action, probability], ...]`).
-    pub fn to_json(&self, tree: &GameTree) -> Value {
+    /// `[[action, probability], ...]`), every reachable information state.
+    pub fn to_json(&self, tree: &PublicTree) -> Value {
         let mut map = Map::new();
-        for state in tree.info_states() {
-            let pairs = state
+        for (decision, hand) in tree.info_states() {
+            let pairs = decision
                 .legal_actions
                 .iter()
-                .zip(&self.probs[state.slots()])
+                .zip(&self.probs[decision.slots(hand)])
                 .map(|(&a, &p)| Value::from(vec![Value::from(a), Value::from(p)]))
                 .collect();
-            map.insert(state.string.clone(), Value::Array(pairs));
+            map.insert(tree.info_state_string(decision, hand), Value::Array(pairs));
         }
         Value::Object(map)
     }

@@ -38,7 +38,7 @@ pub struct Dims {
     pub actions: usize,
     /// Players.
     pub players: usize,
-    /// Most decisions in one trajectory (`rnad.trajectory_max`).
+    /// Most decisions in one trajectory (the game's maximum length).
     pub max_len: usize,
 }
 

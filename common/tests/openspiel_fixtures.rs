@@ -1,13 +1,15 @@
-//! Every information state of Kuhn and Leduc poker against OpenSpiel's own
+//! Every information state of every fixture game against OpenSpiel's own
 //! (`fixtures/openspiel/*_info_states.json`, produced by OpenSpiel 2.0.2):
 //! identical strings, acting players, legal actions and tensors, and no
-//! information state OpenSpiel lacks.
+//! information state OpenSpiel lacks; the public tree and the history tree
+//! (which assumes nothing about which moves are public) agree on them.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use rnad_common::game::GameName;
-use rnad_common::tree::GameTree;
+use rnad_common::game::GameSpec;
+use rnad_common::history_tree::HistoryTree;
+use rnad_common::public_tree::PublicTree;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -25,90 +27,95 @@ struct FixtureInfoState {
     tensor: Vec<f32>,
 }
 
-fn fixture(game: GameName) -> Fixture {
+fn fixture(file: &str) -> Fixture {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures/openspiel")
-        .join(format!("{game}_info_states.json"));
+        .join(format!("{file}_info_states.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).expect("fixture parses")
 }
 
-fn check_against_openspiel(game: GameName, expected_count: usize) {
-    let fixture = fixture(game);
-    assert_eq!(fixture.game, game.as_str());
+/// Checks the public tree of the fixture's game against it, returning the
+/// tree.
+fn check_against_openspiel(file: &str, expected_count: usize) -> PublicTree {
+    let fixture = fixture(file);
+    let spec: GameSpec = fixture.game.parse().unwrap();
     assert_eq!(fixture.num_info_states, expected_count);
     assert_eq!(fixture.info_states.len(), expected_count);
 
-    let tree = GameTree::build(game.load().as_ref()).expect("tree builds");
-    assert_eq!(tree.info_states().len(), expected_count);
-    assert_eq!(tree.tensor_size(), fixture.info_states[0].tensor.len());
-
+    let game = spec.load();
+    let tree = PublicTree::build(game.clone()).expect("tree builds");
+    assert_eq!(tree.num_info_states(), expected_count, "{spec}");
+    let index = tree.info_state_index();
+    assert_eq!(index.len(), expected_count, "{spec}: strings are distinct");
+    let mut tensor = vec![0.0f32; game.information_state_tensor_size()];
+    assert_eq!(tensor.len(), fixture.info_states[0].tensor.len());
     for expected in &fixture.info_states {
-        let index = tree
-            .info_state_index(&expected.info_state)
-            .unwrap_or_else(|| {
-                panic!("{game}: OpenSpiel's {:?} not produced", expected.info_state)
-            });
-        let ours = &tree.info_states()[index];
-        assert_eq!(ours.string, expected.info_state);
+        let &(d, hand) = index.get(&expected.info_state).unwrap_or_else(|| {
+            panic!("{spec}: OpenSpiel's {:?} not produced", expected.info_state)
+        });
+        let decision = &tree.decisions()[d];
         assert_eq!(
-            ours.player, expected.player,
+            decision.player, expected.player,
             "player of {:?}",
             expected.info_state
         );
         assert_eq!(
-            ours.legal_actions, expected.legal_actions,
+            decision.legal_actions, expected.legal_actions,
             "legal actions of {:?}",
             expected.info_state
         );
+        tree.info_state_tensor(decision, hand, &mut tensor);
         assert_eq!(
-            ours.tensor, expected.tensor,
+            tensor, expected.tensor,
             "tensor of {:?}",
             expected.info_state
         );
     }
-    let openspiel: HashSet<&str> = fixture
-        .info_states
+    let ours: HashSet<&String> = index.keys().collect();
+    let theirs: HashSet<&String> = fixture.info_states.iter().map(|s| &s.info_state).collect();
+    assert_eq!(ours, theirs);
+    tree
+}
+
+/// The history tree finds exactly the public tree's information states.
+fn check_history_tree_agrees(tree: &PublicTree) {
+    let history = HistoryTree::build(tree.game().as_ref()).expect("history tree builds");
+    let from_histories: HashSet<&str> = history
+        .info_states()
         .iter()
-        .map(|s| s.info_state.as_str())
+        .map(|s| s.string.as_str())
         .collect();
-    for ours in tree.info_states() {
-        assert!(
-            openspiel.contains(ours.string.as_str()),
-            "{game}: {:?} is not OpenSpiel's",
-            ours.string
-        );
-    }
+    let index = tree.info_state_index();
+    let from_public: HashSet<&str> = index.keys().map(String::as_str).collect();
+    assert_eq!(from_histories, from_public, "{}", tree.spec());
 }
 
 #[test]
 fn kuhn_matches_openspiel_information_states() {
-    check_against_openspiel(GameName::KuhnPoker, 12);
+    let tree = check_against_openspiel("kuhn_poker", 12);
+    check_history_tree_agrees(&tree);
 }
 
 #[test]
 fn leduc_matches_openspiel_information_states() {
-    check_against_openspiel(GameName::LeducPoker, 936);
+    let tree = check_against_openspiel("leduc_poker", 936);
+    check_history_tree_agrees(&tree);
 }
 
 #[test]
-fn chance_probabilities_sum_to_one_and_games_are_zero_sum() {
-    for game in GameName::ALL {
-        let tree = GameTree::build(game.load().as_ref()).unwrap();
-        let mut chance_sums = vec![0.0; tree.num_nodes()];
-        for (node, edge) in tree.edges().iter().enumerate().skip(1) {
-            if let rnad_common::tree::Edge::Chance(p) = edge {
-                chance_sums[tree.parents()[node] as usize] += p;
-            }
-        }
-        for (node, kind) in tree.nodes().iter().enumerate() {
-            match kind {
-                rnad_common::tree::Node::Chance => assert!((chance_sums[node] - 1.0).abs() < 1e-12),
-                rnad_common::tree::Node::Terminal => {
-                    assert_eq!(tree.returns(node).iter().sum::<f64>(), 0.0)
-                }
-                rnad_common::tree::Node::Decision { .. } => {}
-            }
-        }
-    }
+fn three_player_kuhn_matches_openspiel_information_states() {
+    let tree = check_against_openspiel("kuhn_poker_3p", 48);
+    check_history_tree_agrees(&tree);
+}
+
+#[test]
+fn three_player_leduc_matches_openspiel_information_states() {
+    check_against_openspiel("leduc_poker_3p", 25_800);
+}
+
+#[test]
+fn liars_dice_matches_openspiel_information_states() {
+    let tree = check_against_openspiel("liars_dice", 24_576);
+    check_history_tree_agrees(&tree);
 }

@@ -1,42 +1,79 @@
-//! Tabular CFR+ as OpenSpiel's `CFRPlusSolver` runs it: regret matching+,
-//! alternating updates (player 0, then player 1 against player 0's new
-//! policy), and the average policy weighted linearly by iteration number.
+//! Tabular CFR and CFR+ for any number of players, iterate for iterate what
+//! OpenSpiel's `CFRSolver` and `CFRPlusSolver` compute, over the public tree.
 //!
-//! One player's update is two sweeps over the flat tree: forward for the
-//! player's own reach and the counterfactual (chance and opponent) reach,
-//! backward for values under the current policy, adding
-//! `reach_other · (v(h·a) − v(h))` to the regret and
-//! `t · reach_self · σ(a)` to the average-policy numerator at each of the
-//! player's histories.
+//! Both update the players in turn (alternating updates): in iteration `t`,
+//! for each player `i`, one walk computes `i`'s counterfactual value of each
+//! action at each of its information states under the current policy
+//! (every player's reach carried down as vectors over hands, as in
+//! [`crate::exploitability`]), adds `value(action) − value(state)` to the
+//! regret and `w_t · reach_i · σ(action)` to the average-policy numerator,
+//! and then sets `i`'s current policy by regret matching: proportional to
+//! the positive regrets, uniform where none is positive.
+//!
+//! * **CFR** (`CFRSolver`): `w_t = 1`; regrets accumulate as they are.
+//! * **CFR+** (`CFRPlusSolver`): regret matching+ (negative regrets are
+//!   reset to zero after each update) and linear averaging, `w_t = t`.
+//!
+//! OpenSpiel adds the average-policy term once per history of an
+//! information state, a constant factor per state that the normalisation
+//! removes; the average policies agree.
 
 use rnad_common::policy::TabularPolicy;
-use rnad_common::tree::{Edge, GameTree, Node};
+use rnad_common::public_tree::{NodeKind, PublicTree};
 
-/// CFR+ state over one game tree.
+use crate::exploitability::add;
+use crate::terminal::{counterfactual_values, DealWeights};
+
+/// Which solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CfrVariant {
+    /// Vanilla CFR (OpenSpiel's `CFRSolver`).
+    Cfr,
+    /// CFR+ (OpenSpiel's `CFRPlusSolver`).
+    CfrPlus,
+}
+
+impl CfrVariant {
+    /// The name on the command line (`cfr`, `cfr+`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CfrVariant::Cfr => "cfr",
+            CfrVariant::CfrPlus => "cfr+",
+        }
+    }
+
+    /// OpenSpiel's class name.
+    pub fn openspiel_name(self) -> &'static str {
+        match self {
+            CfrVariant::Cfr => "CFRSolver",
+            CfrVariant::CfrPlus => "CFRPlusSolver",
+        }
+    }
+}
+
+/// CFR or CFR+ state over one public tree.
 #[derive(Debug)]
-pub struct CfrPlusSolver<'t> {
-    tree: &'t GameTree,
+pub struct CfrSolver<'t> {
+    tree: &'t PublicTree,
+    variant: CfrVariant,
+    weights: DealWeights,
     iteration: u64,
     regrets: Vec<f64>,
     current: Vec<f64>,
     cumulative: Vec<f64>,
-    reach_self: Vec<f64>,
-    reach_other: Vec<f64>,
-    values: Vec<f64>,
 }
 
-impl<'t> CfrPlusSolver<'t> {
+impl<'t> CfrSolver<'t> {
     /// A solver at iteration 0 with the uniform policy.
-    pub fn new(tree: &'t GameTree) -> Self {
-        CfrPlusSolver {
+    pub fn new(tree: &'t PublicTree, variant: CfrVariant) -> Self {
+        CfrSolver {
             tree,
+            variant,
+            weights: DealWeights::new(tree.hands(), tree.num_players()),
             iteration: 0,
             regrets: vec![0.0; tree.num_slots()],
             current: TabularPolicy::uniform(tree).probs().to_vec(),
             cumulative: vec![0.0; tree.num_slots()],
-            reach_self: vec![0.0; tree.num_nodes()],
-            reach_other: vec![0.0; tree.num_nodes()],
-            values: vec![0.0; tree.num_nodes()],
         }
     }
 
@@ -48,97 +85,131 @@ impl<'t> CfrPlusSolver<'t> {
     /// Runs one iteration: an update for each player in turn.
     pub fn iterate(&mut self) {
         self.iteration += 1;
+        let hands = self.tree.num_hands();
         for player in 0..self.tree.num_players() {
-            self.compute_reach(player);
-            self.update_regrets(player);
-            self.regret_matching_plus();
+            let mut reach = vec![vec![1.0; hands]; self.tree.num_players()];
+            let mut values = vec![0.0; hands];
+            self.walk(0, player, &mut reach, 1.0, &mut values);
+            self.regret_matching(player);
         }
     }
 
-    /// The linearly weighted average policy (uniform where never reached).
+    /// The average policy (uniform where never reached).
     pub fn average_policy(&self) -> TabularPolicy {
         let mut probs = self.cumulative.clone();
-        for state in self.tree.info_states() {
-            let slots = &mut probs[state.slots()];
-            let total: f64 = slots.iter().sum();
-            if total > 0.0 {
-                slots.iter_mut().for_each(|p| *p /= total);
-            } else {
-                slots.fill(1.0 / slots.len() as f64);
+        for decision in self.tree.decisions() {
+            for hand in 0..self.tree.num_hands() {
+                normalise_or_uniform(&mut probs[decision.slots(hand)]);
             }
         }
         TabularPolicy::from_slots(self.tree, probs).expect("one probability per slot")
     }
 
-    fn compute_reach(&mut self, player: usize) {
-        self.reach_self[0] = 1.0;
-        self.reach_other[0] = 1.0;
+    /// Counterfactual values of `player`'s hands at `node` under the current
+    /// policy, updating regrets and the average policy at its decisions.
+    fn walk(
+        &mut self,
+        node: usize,
+        player: usize,
+        reach: &mut [Vec<f64>],
+        chance: f64,
+        out: &mut [f64],
+    ) {
         let tree = self.tree;
-        for (node, (&edge, &parent)) in tree.edges().iter().zip(tree.parents()).enumerate().skip(1)
-        {
-            let parent = parent as usize;
-            let (mut own, mut other) = (self.reach_self[parent], self.reach_other[parent]);
-            match edge {
-                Edge::Chance(p) => other *= p,
-                Edge::Action { player: p, slot } if usize::from(p) == player => {
-                    own *= self.current[slot as usize]
-                }
-                Edge::Action { slot, .. } => other *= self.current[slot as usize],
-                Edge::Root => unreachable!("only node 0 is the root"),
+        let hands = out.len();
+        match tree.kind(node) {
+            NodeKind::Terminal(t) => {
+                let views: Vec<&[f64]> = reach.iter().map(Vec::as_slice).collect();
+                counterfactual_values(
+                    &tree.payoffs()[t as usize],
+                    player,
+                    &views,
+                    &self.weights,
+                    tree.public_cards(node),
+                    chance,
+                    out,
+                );
             }
-            self.reach_self[node] = own;
-            self.reach_other[node] = other;
-        }
-    }
-
-    fn update_regrets(&mut self, player: usize) {
-        let tree = self.tree;
-        let weight = self.iteration as f64;
-        for level in tree.levels().iter().rev() {
-            for node in level.clone() {
-                let value = match tree.nodes()[node] {
-                    Node::Terminal => tree.returns(node)[player],
-                    _ => tree
-                        .children(node)
-                        .map(|child| {
-                            tree.edges()[child].probability(&self.current) * self.values[child]
-                        })
-                        .sum(),
-                };
-                self.values[node] = value;
-                if let Node::Decision { player: p, .. } = tree.nodes()[node] {
-                    if usize::from(p) == player {
-                        let (own, other) = (self.reach_self[node], self.reach_other[node]);
-                        for child in tree.children(node) {
-                            let Edge::Action { slot, .. } = tree.edges()[child] else {
-                                unreachable!("a decision node's children are actions")
-                            };
-                            let slot = slot as usize;
-                            self.regrets[slot] += other * (self.values[child] - value);
-                            self.cumulative[slot] += weight * own * self.current[slot];
+            NodeKind::Chance => {
+                out.fill(0.0);
+                let mut child_values = vec![0.0; hands];
+                for child in tree.children(node) {
+                    let p = tree.chance_probability(child);
+                    self.walk(child, player, reach, chance * p, &mut child_values);
+                    add(out, &child_values);
+                }
+            }
+            NodeKind::Decision(d) => {
+                let decision = &tree.decisions()[d as usize];
+                let actions = decision.legal_actions.len();
+                let first_slot = decision.first_slot;
+                let actor = decision.player;
+                let saved = reach[actor].clone();
+                let mut child_values = vec![vec![0.0; hands]; actions];
+                for (k, child) in tree.children(node).enumerate() {
+                    for h in 0..hands {
+                        reach[actor][h] = saved[h] * self.current[first_slot + h * actions + k];
+                    }
+                    self.walk(child, player, reach, chance, &mut child_values[k]);
+                }
+                reach[actor].copy_from_slice(&saved);
+                if actor == player {
+                    let weight = match self.variant {
+                        CfrVariant::Cfr => 1.0,
+                        CfrVariant::CfrPlus => self.iteration as f64,
+                    };
+                    for h in 0..hands {
+                        let slots = first_slot + h * actions..first_slot + (h + 1) * actions;
+                        let value: f64 = (0..actions)
+                            .map(|k| self.current[slots.start + k] * child_values[k][h])
+                            .sum();
+                        for (slot, values) in slots.zip(&child_values) {
+                            self.regrets[slot] += values[h] - value;
+                            self.cumulative[slot] += weight * saved[h] * self.current[slot];
                         }
+                        out[h] = value;
+                    }
+                } else {
+                    out.fill(0.0);
+                    for values in &child_values {
+                        add(out, values);
                     }
                 }
             }
         }
     }
 
-    /// Clips regrets at zero and sets the current policy proportional to
-    /// them (uniform where none is positive).
-    fn regret_matching_plus(&mut self) {
-        for state in self.tree.info_states() {
-            let slots = state.slots();
-            let regrets = &mut self.regrets[slots.clone()];
-            regrets.iter_mut().for_each(|r| *r = r.max(0.0));
-            let total: f64 = regrets.iter().sum();
-            let current = &mut self.current[slots];
-            if total > 0.0 {
-                for (p, r) in current.iter_mut().zip(regrets.iter()) {
-                    *p = r / total;
+    /// Sets `player`'s current policy from its regrets (after clipping them
+    /// at zero, for CFR+).
+    fn regret_matching(&mut self, player: usize) {
+        let tree = self.tree;
+        for decision in tree.decisions().iter().filter(|d| d.player == player) {
+            for hand in 0..tree.num_hands() {
+                let slots = decision.slots(hand);
+                let regrets = &mut self.regrets[slots.clone()];
+                if self.variant == CfrVariant::CfrPlus {
+                    regrets.iter_mut().for_each(|r| *r = r.max(0.0));
                 }
-            } else {
-                current.fill(1.0 / current.len() as f64);
+                let positive: f64 = regrets.iter().filter(|r| **r > 0.0).sum();
+                let current = &mut self.current[slots];
+                if positive > 0.0 {
+                    for (p, r) in current.iter_mut().zip(regrets.iter()) {
+                        *p = if *r > 0.0 { r / positive } else { 0.0 };
+                    }
+                } else {
+                    current.fill(1.0 / current.len() as f64);
+                }
             }
         }
+    }
+}
+
+/// Divides by the sum, or makes uniform when the sum is zero.
+pub fn normalise_or_uniform(probs: &mut [f64]) {
+    let total: f64 = probs.iter().sum();
+    if total > 0.0 {
+        probs.iter_mut().for_each(|p| *p /= total);
+    } else {
+        probs.fill(1.0 / probs.len() as f64);
     }
 }

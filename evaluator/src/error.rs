@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use rnad_common::policy::PolicyError;
-use rnad_common::tree::TreeError;
+use rnad_common::public_tree::PublicTreeError;
 
 /// Everything an evaluator command can fail on, with the file it concerns.
 #[derive(Debug, thiserror::Error)]
@@ -46,7 +46,7 @@ pub enum EvaluatorError {
     /// Runs that cannot be plotted or summarised.
     #[error(transparent)]
     Experiment(#[from] crate::experiments::ExperimentError),
-    /// The game could not be enumerated for exact evaluation.
+    /// The game's public tree could not be built.
     #[error(transparent)]
-    Tree(#[from] TreeError),
+    Tree(#[from] PublicTreeError),
 }

@@ -2,12 +2,18 @@
 //! post-processed, θ_reg), shared by the local run and `rnad-evaluator
 //! watch`.
 
+use std::sync::Arc;
+
+use rnad_common::game::Game;
 use rnad_common::history::NashConvs;
 use rnad_common::net::{NetShape, ParamSet};
-use rnad_common::tree::GameTree;
+use rnad_common::policy::TabularPolicy;
+use rnad_common::public_tree::{PublicTree, PublicTreeError};
 
-use crate::exploitability::{BestResponse, NashConvReport};
-use crate::neural::{network_policy, post_process, POLICY_DISCRETIZATION, POLICY_THRESHOLD};
+use crate::exploitability::{nash_conv, NashConvReport};
+use crate::neural::{
+    network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
+};
 
 /// The parameter sets evaluated during training.
 #[derive(Clone, Copy, Debug)]
@@ -55,25 +61,53 @@ impl KindReports {
     }
 }
 
-/// Evaluates every policy kind exactly: one batched forward pass per
-/// parameter set, then the best responses.
-pub fn evaluate(
-    tree: &GameTree,
-    shape: &NetShape,
-    kinds: PolicyKinds,
-) -> candle_core::Result<KindReports> {
-    let mut best_response = BestResponse::new(tree);
-    let target_policy = network_policy(tree, shape, kinds.target)?;
-    let processed = post_process(
-        tree,
-        &target_policy,
-        POLICY_THRESHOLD,
-        POLICY_DISCRETIZATION,
-    );
-    Ok(KindReports {
-        online: best_response.nash_conv(&network_policy(tree, shape, kinds.online)?),
-        target: best_response.nash_conv(&target_policy),
-        target_postprocessed: best_response.nash_conv(&processed),
-        reg: best_response.nash_conv(&network_policy(tree, shape, kinds.reg)?),
-    })
+/// Exact evaluation of a game's neural policies: the public tree and the
+/// network inputs of its information states, made once.
+#[derive(Debug)]
+pub struct KindEvaluator {
+    tree: PublicTree,
+    inputs: NetworkInputs,
+    shape: NetShape,
+}
+
+impl KindEvaluator {
+    /// An evaluator for networks of `shape` on `game`.
+    pub fn new(game: Arc<dyn Game>, shape: NetShape) -> Result<KindEvaluator, PublicTreeError> {
+        let tree = PublicTree::build(game)?;
+        let inputs = NetworkInputs::new(&tree);
+        Ok(KindEvaluator {
+            tree,
+            inputs,
+            shape,
+        })
+    }
+
+    /// The public tree.
+    pub fn tree(&self) -> &PublicTree {
+        &self.tree
+    }
+
+    /// The tabular policy of one parameter set.
+    pub fn policy(&self, params: &ParamSet) -> candle_core::Result<TabularPolicy> {
+        network_policy(&self.tree, &self.inputs, &self.shape, params)
+    }
+
+    /// Evaluates every policy kind exactly: one batched forward pass per
+    /// parameter set, then the best responses.
+    pub fn evaluate(&self, kinds: PolicyKinds) -> candle_core::Result<KindReports> {
+        let tree = &self.tree;
+        let target_policy = self.policy(kinds.target)?;
+        let processed = post_process(
+            tree,
+            &target_policy,
+            POLICY_THRESHOLD,
+            POLICY_DISCRETIZATION,
+        );
+        Ok(KindReports {
+            online: nash_conv(tree, &self.policy(kinds.online)?),
+            target: nash_conv(tree, &target_policy),
+            target_postprocessed: nash_conv(tree, &processed),
+            reg: nash_conv(tree, &self.policy(kinds.reg)?),
+        })
+    }
 }

@@ -4,119 +4,137 @@
 //! actions below a threshold, round to multiples of 1/n).
 
 use candle_core::{Device, Result, Tensor};
-use rnad_common::net::{legal_policy, NetShape, ParamSet, PolicyValueNet};
+use rnad_common::net::{NetShape, ParamSet, PolicyValueNet};
 use rnad_common::policy::TabularPolicy;
-use rnad_common::tree::GameTree;
+use rnad_common::public_tree::PublicTree;
+
+use crate::cfr::normalise_or_uniform;
 
 /// Probabilities below this are dropped by the reference post-processing.
 pub const POLICY_THRESHOLD: f64 = 0.03;
 /// The reference post-processing rounds probabilities to multiples of 1/this.
 pub const POLICY_DISCRETIZATION: u32 = 32;
 
-/// The network's legal policy at every information state of `tree`.
+/// Every reachable information state of a tree as network input rows:
+/// made once (each by replaying a history), used for every evaluation.
+#[derive(Debug)]
+pub struct NetworkInputs {
+    /// (decision index, hand) of each row.
+    rows: Vec<(usize, usize)>,
+    /// Information-state tensors, row-major.
+    obs: Vec<f32>,
+    /// Legal-action masks, row-major.
+    legal: Vec<f32>,
+}
+
+impl NetworkInputs {
+    /// The rows of every reachable information state of `tree`.
+    pub fn new(tree: &PublicTree) -> NetworkInputs {
+        let game = tree.game();
+        let (size, actions) = (
+            game.information_state_tensor_size(),
+            game.num_distinct_actions(),
+        );
+        let mut inputs = NetworkInputs {
+            rows: Vec::with_capacity(tree.num_info_states()),
+            obs: Vec::with_capacity(tree.num_info_states() * size),
+            legal: Vec::with_capacity(tree.num_info_states() * actions),
+        };
+        let mut tensor = vec![0.0f32; size];
+        for (d, decision) in tree.decisions().iter().enumerate() {
+            for hand in (0..tree.num_hands()).filter(|&h| tree.is_possible(decision, h)) {
+                tree.info_state_tensor(decision, hand, &mut tensor);
+                inputs.obs.extend_from_slice(&tensor);
+                let mut mask = vec![0.0f32; actions];
+                for &a in &decision.legal_actions {
+                    mask[a] = 1.0;
+                }
+                inputs.legal.extend_from_slice(&mask);
+                inputs.rows.push((d, hand));
+            }
+        }
+        inputs
+    }
+}
+
+/// The network's legal policy at every information state of `tree`
+/// (renormalised in f64; the network computes in f32).
 pub fn network_policy(
-    tree: &GameTree,
+    tree: &PublicTree,
+    inputs: &NetworkInputs,
     shape: &NetShape,
     params: &ParamSet,
 ) -> Result<TabularPolicy> {
-    let states = tree.info_states();
-    let actions = tree.num_distinct_actions();
-    let obs = Tensor::from_vec(
-        tree.info_state_tensors(),
-        (states.len(), tree.tensor_size()),
-        &Device::Cpu,
-    )?;
-    let mut legal = vec![0.0f32; states.len() * actions];
-    for (i, state) in states.iter().enumerate() {
-        for &a in &state.legal_actions {
-            legal[i * actions + a] = 1.0;
+    let rows = inputs.rows.len();
+    let device = Device::Cpu;
+    let obs = Tensor::from_slice(&inputs.obs, (rows, shape.input), &device)?;
+    let legal = Tensor::from_slice(&inputs.legal, (rows, shape.actions), &device)?;
+    let probs = PolicyValueNet::new(shape, params.tensors()).policy(&obs, &legal)?;
+    let probs = probs.flatten_all()?.to_vec1::<f32>()?;
+    let mut policy = TabularPolicy::uniform(tree).probs().to_vec();
+    for (row, &(d, hand)) in inputs.rows.iter().enumerate() {
+        let decision = &tree.decisions()[d];
+        let slots = decision.slots(hand);
+        for (slot, &a) in slots.clone().zip(&decision.legal_actions) {
+            policy[slot] = f64::from(probs[row * shape.actions + a]);
         }
+        normalise_or_uniform(&mut policy[slots]);
     }
-    let mask = Tensor::from_vec(legal, (states.len(), actions), &Device::Cpu)?;
-    let (logits, _) = PolicyValueNet::new(shape, params.tensors()).forward(&obs)?;
-    let probs = legal_policy(&logits, &mask)?.to_vec2::<f32>()?;
-    let mut slots = vec![0.0; tree.num_slots()];
-    for (state, row) in states.iter().zip(&probs) {
-        for (slot, &a) in state.slots().zip(&state.legal_actions) {
-            slots[slot] = f64::from(row[a]);
-        }
-    }
-    let policy = TabularPolicy::from_slots(tree, slots).expect("one probability per slot");
-    Ok(normalised(tree, policy))
-}
-
-/// Renormalises each information state's probabilities in f64 (the network
-/// computes in f32).
-fn normalised(tree: &GameTree, policy: TabularPolicy) -> TabularPolicy {
-    let mut probs = policy.probs().to_vec();
-    for state in tree.info_states() {
-        let row = &mut probs[state.slots()];
-        let total: f64 = row.iter().sum();
-        row.iter_mut().for_each(|p| *p /= total);
-    }
-    TabularPolicy::from_slots(tree, probs).expect("same length")
+    Ok(TabularPolicy::from_slots(tree, policy).expect("one probability per slot"))
 }
 
 /// The reference post-processing: zero the probabilities below
 /// `threshold` and renormalise, then give each action, most likely first,
 /// `min(⌈p·n⌉, units left)` of `n` units.
 pub fn post_process(
-    tree: &GameTree,
+    tree: &PublicTree,
     policy: &TabularPolicy,
     threshold: f64,
     n: u32,
 ) -> TabularPolicy {
     let mut probs = policy.probs().to_vec();
-    for state in tree.info_states() {
-        let row = &mut probs[state.slots()];
-        let kept: f64 = row.iter().filter(|&&p| p >= threshold).sum();
-        if kept > 0.0 {
-            row.iter_mut()
-                .for_each(|p| *p = if *p >= threshold { *p / kept } else { 0.0 });
-        }
-        let mut order: Vec<usize> = (0..row.len()).collect();
-        order.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
-        let mut left = n;
-        let mut units = vec![0u32; row.len()];
-        for k in order {
-            let want = (row[k] * f64::from(n)).ceil() as u32;
-            units[k] = want.min(left);
-            left -= units[k];
-        }
-        for (p, u) in row.iter_mut().zip(units) {
-            *p = f64::from(u) / f64::from(n);
+    for decision in tree.decisions() {
+        for hand in 0..tree.num_hands() {
+            post_process_row(&mut probs[decision.slots(hand)], threshold, n);
         }
     }
     TabularPolicy::from_slots(tree, probs).expect("same length")
 }
 
+fn post_process_row(row: &mut [f64], threshold: f64, n: u32) {
+    let kept: f64 = row.iter().filter(|&&p| p >= threshold).sum();
+    if kept > 0.0 {
+        row.iter_mut()
+            .for_each(|p| *p = if *p >= threshold { *p / kept } else { 0.0 });
+    }
+    let mut order: Vec<usize> = (0..row.len()).collect();
+    order.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
+    let mut left = n;
+    let mut units = vec![0u32; row.len()];
+    for k in order {
+        let want = (row[k] * f64::from(n)).ceil() as u32;
+        units[k] = want.min(left);
+        left -= units[k];
+    }
+    for (p, u) in row.iter_mut().zip(units) {
+        *p = f64::from(u) / f64::from(n);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rnad_common::game::GameName;
 
     #[test]
     fn post_processing_thresholds_and_rounds_to_32nds() {
-        let tree = GameTree::build(GameName::KuhnPoker.load().as_ref()).unwrap();
-        let mut probs = vec![0.0; tree.num_slots()];
-        for (i, state) in tree.info_states().iter().enumerate() {
-            let s = state.slots().start;
-            let p = [0.02, 0.5, 0.7, 0.99][i % 4];
-            probs[s] = p;
-            probs[s + 1] = 1.0 - p;
-        }
-        let policy = TabularPolicy::from_slots(&tree, probs).unwrap();
-        let out = post_process(&tree, &policy, 0.03, 32);
-        let first = |i: usize| out.probs()[tree.info_states()[i].slots().start];
-        // 0.02 is dropped; 0.5 stays; 0.7·32 = 22.4 → the larger 0.7 takes 23 units;
-        // 0.99 takes ⌈31.68⌉ = 32 units, leaving 0.01 nothing.
-        assert_eq!(first(0), 0.0);
-        assert_eq!(first(1), 0.5);
-        assert_eq!(first(2), 23.0 / 32.0);
-        assert_eq!(first(3), 1.0);
-        for state in tree.info_states() {
-            let total: f64 = out.probs()[state.slots()].iter().sum();
-            assert_eq!(total, 1.0);
+        for (p, expected) in [(0.02, 0.0), (0.5, 0.5), (0.7, 23.0 / 32.0), (0.99, 1.0)] {
+            let mut row = [p, 1.0 - p];
+            post_process_row(&mut row, 0.03, 32);
+            // 0.02 is dropped; 0.5 stays; 0.7·32 = 22.4 → the larger 0.7
+            // takes 23 units; 0.99 takes ⌈31.68⌉ = 32 units, leaving 0.01
+            // nothing.
+            assert_eq!(row[0], expected, "{p}");
+            assert_eq!(row.iter().sum::<f64>(), 1.0);
         }
     }
 }

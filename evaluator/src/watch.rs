@@ -12,14 +12,14 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use rnad_common::game::Game;
 use rnad_common::history::HistoryEntry;
 use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::handshake::Token;
 use rnad_common::proto::{self, ClientError, Params, PolicyKind};
-use rnad_common::tree::GameTree;
 
-use crate::kinds::{evaluate, KindReports, PolicyKinds};
+use crate::kinds::{KindEvaluator, KindReports, PolicyKinds};
 use crate::metrics::EvaluatorMetrics;
 
 /// Granularity of the wait between looks, so a stop is seen promptly.
@@ -78,7 +78,7 @@ async fn session(
         hello,
     } = proto::join(&options.learner, options.token.as_ref()).await?;
     let shape = NetShape::for_config(&config);
-    let tree = GameTree::build(config.game.load().as_ref())
+    let evaluator = KindEvaluator::new(config.game.load(), shape.clone())
         .map_err(|e| ClientError::Other(e.to_string()))?;
     attempt.connected();
     let mut have = None;
@@ -94,10 +94,10 @@ async fn session(
             .map_err(|e| ClientError::rpc("fetching parameters", e))??;
         if let Some(params) = reply {
             let timer = Instant::now();
-            let reports = evaluate_params(&tree, &shape, &params)?;
+            let reports = evaluate_params(&evaluator, &shape, &params)?;
             metrics.eval_seconds.observe(timer.elapsed().as_secs_f64());
             metrics.evaluated_step.set(params.version as i64);
-            record(metrics, &reports);
+            record(metrics, &reports, evaluator.tree().game().as_ref());
             let entry = HistoryEntry {
                 learner_step: params.version,
                 wall_seconds: started.elapsed().as_secs_f64(),
@@ -122,7 +122,7 @@ async fn session(
 
 /// Every policy kind of `params`, evaluated exactly.
 fn evaluate_params(
-    tree: &GameTree,
+    evaluator: &KindEvaluator,
     shape: &NetShape,
     params: &Params,
 ) -> Result<KindReports, ClientError> {
@@ -145,20 +145,22 @@ fn evaluate_params(
         target: &target,
         reg: &reg,
     };
-    evaluate(tree, shape, kinds).map_err(|e| ClientError::Other(format!("evaluating: {e}")))
+    evaluator
+        .evaluate(kinds)
+        .map_err(|e| ClientError::Other(format!("evaluating: {e}")))
 }
 
-/// Sets the gauges of every kind.
-fn record(metrics: &EvaluatorMetrics, reports: &KindReports) {
+/// Sets the gauges of every kind (exploitability only for two-player
+/// zero-sum games, where it is defined).
+fn record(metrics: &EvaluatorMetrics, reports: &KindReports, game: &dyn Game) {
     for (kind, report) in reports.named() {
         metrics
             .nash_conv
             .with_label_values(&[kind])
             .set(report.nash_conv);
-        metrics
-            .exploitability
-            .with_label_values(&[kind])
-            .set(report.exploitability());
+        if let Some(value) = report.exploitability(game) {
+            metrics.exploitability.with_label_values(&[kind]).set(value);
+        }
         for (player, value) in report.best_response_values.iter().enumerate() {
             metrics
                 .best_response_value

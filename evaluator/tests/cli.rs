@@ -107,6 +107,7 @@ fn eval_json_reports_openspiel_nash_conv() {
             "exploitability",
             "game",
             "nash_conv",
+            "on_policy_values",
             "seconds_per_eval"
         ]
     );
@@ -133,9 +134,7 @@ fn eval_text_names_nash_conv_and_exploitability() {
         "{text}"
     );
     assert!(
-        text.contains(
-            "exploitability (NashConv / 2 players, OpenSpiel's convention): 0.4583333333333"
-        ),
+        text.contains("exploitability (NashConv / 2, OpenSpiel's convention): 0.4583333333333"),
         "{text}"
     );
     assert!(
@@ -304,14 +303,15 @@ fn bench_writes_its_figures_to_a_file() {
         out.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{output:?}");
-    let figures: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(all.as_array().unwrap().len(), 1);
+    let figures = &all[0];
     assert_eq!(figures["game"], "kuhn_poker");
     assert_eq!(figures["info_states"], 12);
-    for measure in ["nash_conv", "cfr_plus_iteration"] {
-        assert!(
-            figures[measure]["runs"].as_u64().unwrap() >= 10,
-            "{figures}"
-        );
+    assert!((figures["uniform_nash_conv"].as_f64().unwrap() - 11.0 / 12.0).abs() < 1e-12);
+    assert!(figures["peak_memory_bytes"].as_u64().unwrap() > 0);
+    for measure in ["nash_conv", "cfr_iteration", "cfr_plus_iteration"] {
+        assert!(figures[measure]["runs"].as_u64().unwrap() >= 3, "{figures}");
         assert!(
             figures[measure]["mean_seconds"].as_f64().unwrap() > 0.0,
             "{figures}"

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use rnad_common::config::{Averaging, Config};
-use rnad_common::game::GameName;
 use rnad_common::history::{HistoryEntry, NashConvs};
 use rnad_evaluator::commands::Cli;
 use rnad_evaluator::experiments::group::group;
@@ -257,7 +256,7 @@ fn unusable_runs_are_named_in_the_error() {
     let mixed = scratch("mixed");
     make_run(&mixed, "kuhn", ema.clone(), &good);
     let mut leduc = ema;
-    leduc.game = GameName::LeducPoker;
+    leduc.game = "leduc_poker".parse().unwrap();
     make_run(&mixed, "leduc", leduc, &good);
     let err = load_runs(&[mixed]).unwrap_err().to_string();
     assert!(

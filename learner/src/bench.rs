@@ -9,10 +9,8 @@ use std::time::{Duration, Instant};
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
 use rnad_common::net::NetShape;
-use rnad_common::tree::GameTree;
-use rnad_evaluator::exploitability::BestResponse;
-use rnad_evaluator::kinds::{evaluate, PolicyKinds};
-use rnad_evaluator::neural::network_policy;
+use rnad_evaluator::exploitability::nash_conv;
+use rnad_evaluator::kinds::{KindEvaluator, PolicyKinds};
 use serde::Serialize;
 
 use crate::error::LearnerError;
@@ -85,7 +83,7 @@ pub fn run(config: &Config, seconds: f64, scratch: &Path) -> Result<BenchReport,
     let elapsed = start.elapsed().as_secs_f64();
 
     // Exact evaluation of the neural policy.
-    let tree = GameTree::build(game.as_ref())?;
+    let evaluator = KindEvaluator::new(game.clone(), shape.clone())?;
     let state = learner.state();
     let timed = |f: &mut dyn FnMut() -> Result<(), LearnerError>| -> Result<f64, LearnerError> {
         let runs = 20;
@@ -96,8 +94,8 @@ pub fn run(config: &Config, seconds: f64, scratch: &Path) -> Result<BenchReport,
         Ok(start.elapsed().as_secs_f64() / f64::from(runs))
     };
     let neural_nash_conv_seconds = timed(&mut || {
-        let policy = network_policy(&tree, &shape, &state.online)?;
-        std::hint::black_box(BestResponse::new(&tree).nash_conv(&policy));
+        let policy = evaluator.policy(&state.online)?;
+        std::hint::black_box(nash_conv(evaluator.tree(), &policy));
         Ok(())
     })?;
     let kinds = PolicyKinds {
@@ -105,7 +103,7 @@ pub fn run(config: &Config, seconds: f64, scratch: &Path) -> Result<BenchReport,
         target: &state.target,
         reg: &state.reg,
     };
-    let all_policy_kinds_seconds = timed(&mut || Ok(evaluate(&tree, &shape, kinds).map(|_| ())?))?;
+    let all_policy_kinds_seconds = timed(&mut || Ok(evaluator.evaluate(kinds).map(|_| ())?))?;
 
     // The whole local run.
     let _ = std::fs::remove_dir_all(scratch);

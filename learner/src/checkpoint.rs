@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{Device, Tensor};
 use rnad_common::config::Config;
+use rnad_common::game::GameSpec;
 use rnad_common::net::{NetShape, ParamSet};
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +26,7 @@ pub struct CheckpointMeta {
     /// Format tag.
     pub format: String,
     /// The game.
-    pub game: String,
+    pub game: GameSpec,
     /// Hidden layer widths of the network.
     pub hidden: Vec<usize>,
     /// Learner steps.
@@ -107,7 +108,7 @@ pub fn save(
     }
     let meta = CheckpointMeta {
         format: FORMAT.into(),
-        game: config.game.as_str().into(),
+        game: config.game.clone(),
         hidden: config.network.hidden.clone(),
         step: state.step,
         rolls: state.rolls,
@@ -181,7 +182,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
             meta.format
         )));
     }
-    if meta.game != config.game.as_str() {
+    if meta.game != config.game {
         return Err(LearnerError::Mismatch {
             path: path.to_path_buf(),
             message: format!("it is for game {}, this run is {}", meta.game, config.game),

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use rnad_common::config::{ConfigError, SettingChange, OPERATIONAL_KEYS};
-use rnad_common::tree::TreeError;
+use rnad_common::public_tree::PublicTreeError;
 
 /// Everything the learner can fail on, saying where.
 #[derive(Debug, thiserror::Error)]
@@ -71,9 +71,9 @@ pub enum LearnerError {
     /// A sweep's runs could not be summarised.
     #[error(transparent)]
     Experiment(#[from] rnad_evaluator::experiments::ExperimentError),
-    /// The game could not be enumerated for evaluation.
+    /// The game's public tree could not be built for evaluation.
     #[error(transparent)]
-    Tree(#[from] TreeError),
+    Tree(#[from] PublicTreeError),
 }
 
 impl LearnerError {

@@ -117,7 +117,7 @@ impl Hub {
                 obs: game.information_state_tensor_size(),
                 actions: game.num_distinct_actions(),
                 players: game.num_players(),
-                max_len: config.rnad.trajectory_max,
+                max_len: config.trajectory_max(),
             },
             config: config.clone(),
             published: RwLock::new(Arc::new(initial)),

@@ -20,8 +20,7 @@ use rnad_common::logging::{self, LogFormat};
 use rnad_common::net::NetShape;
 use rnad_common::run_dir::RunDir;
 use rnad_common::trajectory::Trajectory;
-use rnad_common::tree::GameTree;
-use rnad_evaluator::kinds::{evaluate, PolicyKinds};
+use rnad_evaluator::kinds::{KindEvaluator, PolicyKinds};
 
 use crate::checkpoint;
 use crate::error::LearnerError;
@@ -111,21 +110,23 @@ impl Trainer<'_> {
         options: &TrainOptions,
         stop: &AtomicBool,
     ) -> Result<RunSummary, LearnerError> {
-        // Only runs that evaluate need the game tree.
-        let tree = if options.evaluate {
-            Some(GameTree::build(self.config.game.load().as_ref())?)
+        // Only runs that evaluate need the public tree.
+        let evaluator = if options.evaluate {
+            Some(KindEvaluator::new(
+                self.config.game.load(),
+                learner.shape().clone(),
+            )?)
         } else {
             None
         };
-        let shape = learner.shape().clone();
         let started = Instant::now();
         let mut progress = Progress::new(learner);
         let mut last = None;
         let mut last_eval = (learner.state().step, Instant::now());
         // A fresh run records its initial policy, so curves start at step 0;
         // a resumed run's history already holds its checkpoint's step.
-        if let Some(tree) = tree.as_ref().filter(|_| learner.state().step == 0) {
-            last = Some(self.evaluate(tree, &shape, learner, started)?);
+        if let Some(evaluator) = evaluator.as_ref().filter(|_| learner.state().step == 0) {
+            last = Some(self.evaluate(evaluator, learner, started)?);
         }
         let reached = |step: u64| options.max_steps.is_some_and(|m| step >= m);
         while !stop.load(Ordering::SeqCst) && !reached(learner.state().step) {
@@ -141,11 +142,11 @@ impl Trainer<'_> {
             self.hub.publish(published(learner));
             self.record_step(learner, &stats);
             let step = learner.state().step;
-            if let Some(tree) = tree
+            if let Some(evaluator) = evaluator
                 .as_ref()
                 .filter(|_| self.evaluation_due(step, last_eval.1))
             {
-                last = Some(self.evaluate(tree, &shape, learner, started)?);
+                last = Some(self.evaluate(evaluator, learner, started)?);
                 last_eval = (step, Instant::now());
             }
             if step % self.config.checkpoint.interval_steps == 0 {
@@ -160,8 +161,8 @@ impl Trainer<'_> {
             }
         }
         let step = learner.state().step;
-        if let Some(tree) = tree.as_ref().filter(|_| last_eval.0 != step) {
-            last = Some(self.evaluate(tree, &shape, learner, started)?);
+        if let Some(evaluator) = evaluator.as_ref().filter(|_| last_eval.0 != step) {
+            last = Some(self.evaluate(evaluator, learner, started)?);
         }
         let checkpoint = self.save(learner, started)?;
         tracing::info!(
@@ -239,8 +240,7 @@ impl Trainer<'_> {
 
     fn evaluate(
         &self,
-        tree: &GameTree,
-        shape: &NetShape,
+        evaluator: &KindEvaluator,
         learner: &Learner,
         started: Instant,
     ) -> Result<NashConvs, LearnerError> {
@@ -250,7 +250,7 @@ impl Trainer<'_> {
             target: &state.target,
             reg: &state.reg,
         };
-        let nash_conv = evaluate(tree, shape, kinds)?.nash_convs();
+        let nash_conv = evaluator.evaluate(kinds)?.nash_convs();
         let entry = HistoryEntry {
             learner_step: state.step,
             wall_seconds: self.wall_offset + started.elapsed().as_secs_f64(),

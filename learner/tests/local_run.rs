@@ -159,7 +159,7 @@ fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
         "{err}"
     );
     let mut leduc = config.clone();
-    leduc.game = rnad_common::game::GameName::LeducPoker;
+    leduc.game = "leduc_poker".parse().unwrap();
     let err = accepted(&leduc).unwrap_err().to_string();
     assert!(
         err.contains("for game kuhn_poker, this run is leduc_poker"),

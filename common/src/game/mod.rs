@@ -1,24 +1,32 @@
-//! Two-player zero-sum imperfect-information games with OpenSpiel's rules.
+//! Imperfect-information games with OpenSpiel's rules, named by OpenSpiel
+//! specs ([`GameSpec`]) through one [`registry`].
 //!
 //! The traits mirror OpenSpiel's `Game` and `State` closely enough that
 //! policies keyed by information-state string can be exchanged with it: every
 //! game here produces OpenSpiel's information-state strings and tensors byte
 //! for byte (checked against the fixtures in `fixtures/openspiel/`).
+//!
+//! Beyond OpenSpiel's interface, a game says how its private information is
+//! dealt ([`Hands`], [`Game::deal`]) and, at a terminal state, how its
+//! returns depend on the private hands ([`State::payoff`]). In every game
+//! here all moves after the deal are public, so these two are what exact
+//! evaluation over public states ([`crate::public_tree`]) needs.
 
 mod kuhn;
 mod leduc;
+mod liars_dice;
+pub mod registry;
+pub mod spec;
 
 use std::fmt;
-use std::str::FromStr;
-use std::sync::Arc;
-
-use serde::{Deserialize, Serialize};
 
 pub use kuhn::KuhnPoker;
 pub use leduc::LeducPoker;
+pub use liars_dice::LiarsDice;
+pub use spec::{GameSpec, ParamValue, SpecError};
 
 /// An action id, as OpenSpiel numbers them (`0..num_distinct_actions` for
-/// players, card ids for chance).
+/// players, outcome ids for chance).
 pub type Action = usize;
 
 /// Whose turn it is in a state.
@@ -32,11 +40,102 @@ pub enum Turn {
     Terminal,
 }
 
+/// How a game deals each player's private information.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Hands {
+    /// Each player gets one card of a deck of `cards` (hand `c` is card
+    /// `c`), dealt without replacement and uniformly; public chance moves
+    /// later draw cards uniformly from the rest (outcome `c` is card `c`).
+    Cards {
+        /// Cards in the deck.
+        cards: usize,
+    },
+    /// Each player's hand is drawn independently, hand `h` with
+    /// probability `probabilities[h]`; there are no public chance moves.
+    Independent {
+        /// Probability of each hand.
+        probabilities: Vec<f64>,
+    },
+}
+
+impl Hands {
+    /// Number of distinct hands a player can hold.
+    pub fn count(&self) -> usize {
+        match self {
+            Hands::Cards { cards } => *cards,
+            Hands::Independent { probabilities } => probabilities.len(),
+        }
+    }
+}
+
+/// How the returns of a finished game depend on the players' private hands,
+/// read from public information only.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Payoff {
+    /// Each player's return, whatever the hands.
+    Fixed(Vec<f64>),
+    /// The pot goes to the strongest hands among `contenders` (split evenly
+    /// on a tie); each player's return is its share minus its contribution.
+    Showdown {
+        /// Chips in the pot.
+        pot: f64,
+        /// What each player put in.
+        contributions: Vec<f64>,
+        /// The players still in the hand.
+        contenders: Vec<usize>,
+        /// The strength of each hand (higher wins).
+        strength: Vec<u32>,
+    },
+    /// Two players: player 0's return for each (hand of player 0, hand of
+    /// player 1); player 1 gets the opposite.
+    Table {
+        /// Hands per player (the table is `hands x hands`).
+        hands: usize,
+        /// Player 0's returns, row-major by player 0's hand.
+        player0: Vec<f64>,
+    },
+}
+
+impl Payoff {
+    /// Every player's return when the players hold `hands`.
+    pub fn returns(&self, hands: &[usize]) -> Vec<f64> {
+        match self {
+            Payoff::Fixed(returns) => returns.clone(),
+            Payoff::Showdown {
+                pot,
+                contributions,
+                contenders,
+                strength,
+            } => {
+                let best = contenders.iter().map(|&p| strength[hands[p]]).max();
+                let winners: Vec<usize> = contenders
+                    .iter()
+                    .copied()
+                    .filter(|&p| Some(strength[hands[p]]) == best)
+                    .collect();
+                let share = pot / winners.len() as f64;
+                contributions
+                    .iter()
+                    .enumerate()
+                    .map(|(p, c)| if winners.contains(&p) { share - c } else { -c })
+                    .collect()
+            }
+            Payoff::Table {
+                hands: width,
+                player0,
+            } => {
+                let value = player0[hands[0] * width + hands[1]];
+                vec![value, -value]
+            }
+        }
+    }
+}
+
 /// A game: its dimensions and its initial state.
 pub trait Game: Send + Sync + fmt::Debug {
-    /// Which game this is.
-    fn name(&self) -> GameName;
-    /// Number of players (2 for every game here).
+    /// Which game this is, with its parameters.
+    fn spec(&self) -> &GameSpec;
+    /// Number of players.
     fn num_players(&self) -> usize;
     /// Number of distinct player actions; action ids are `0..this`.
     fn num_distinct_actions(&self) -> usize;
@@ -44,6 +143,15 @@ pub trait Game: Send + Sync + fmt::Debug {
     fn information_state_tensor_size(&self) -> usize;
     /// Most player actions any game can take (chance moves not counted).
     fn max_game_length(&self) -> usize;
+    /// The lowest and highest return any player can get.
+    fn utility_range(&self) -> (f64, f64);
+    /// Whether the returns of every finished game sum to zero.
+    fn is_zero_sum(&self) -> bool;
+    /// How private information is dealt.
+    fn hands(&self) -> Hands;
+    /// The chance outcomes that deal hand `hands[p]` to each player `p`,
+    /// in the order the initial state asks for them.
+    fn deal(&self, hands: &[usize]) -> Vec<Action>;
     /// The state before the first chance move.
     fn new_initial_state(&self) -> Box<dyn State>;
 }
@@ -65,6 +173,9 @@ pub trait State: Send + fmt::Debug {
     fn apply_action(&mut self, action: Action);
     /// Each player's total reward; all zero before the end.
     fn returns(&self) -> Vec<f64>;
+    /// At a terminal state, how the returns depend on the private hands
+    /// (from public information only).
+    fn payoff(&self) -> Payoff;
     /// OpenSpiel's information-state string for `player`.
     fn information_state_string(&self, player: usize) -> String;
     /// OpenSpiel's information-state tensor for `player`, written into `out`
@@ -80,71 +191,26 @@ impl Clone for Box<dyn State> {
     }
 }
 
-/// The games the project supports, by their OpenSpiel short names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum GameName {
-    /// OpenSpiel's `kuhn_poker` (3 cards, 12 information states).
-    #[serde(rename = "kuhn_poker")]
-    KuhnPoker,
-    /// OpenSpiel's `leduc_poker` with default parameters (936 information states).
-    #[serde(rename = "leduc_poker")]
-    LeducPoker,
-}
-
-impl GameName {
-    /// Every supported game.
-    pub const ALL: [GameName; 2] = [GameName::KuhnPoker, GameName::LeducPoker];
-
-    /// OpenSpiel's short name of the game.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameName::KuhnPoker => "kuhn_poker",
-            GameName::LeducPoker => "leduc_poker",
-        }
-    }
-
-    /// A shared instance of the game.
-    pub fn load(self) -> Arc<dyn Game> {
-        match self {
-            GameName::KuhnPoker => Arc::new(KuhnPoker),
-            GameName::LeducPoker => Arc::new(LeducPoker),
-        }
-    }
-}
-
-impl fmt::Display for GameName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The error for a game name that is not supported.
-#[derive(Debug, thiserror::Error)]
-#[error("unknown game `{0}`: expected one of kuhn_poker, leduc_poker")]
-pub struct UnknownGame(pub String);
-
-impl FromStr for GameName {
-    type Err = UnknownGame;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        GameName::ALL
-            .into_iter()
-            .find(|g| g.as_str() == s)
-            .ok_or_else(|| UnknownGame(s.to_string()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn game_names_round_trip_and_unknown_names_are_refused() {
-        for game in GameName::ALL {
-            assert_eq!(game.as_str().parse::<GameName>().unwrap(), game);
-            assert_eq!(game.load().name(), game);
-        }
-        let err = "go".parse::<GameName>().unwrap_err();
-        assert!(err.to_string().contains("unknown game `go`"));
+    fn showdown_payoffs_split_the_pot_among_the_strongest_contenders() {
+        let payoff = Payoff::Showdown {
+            pot: 9.0,
+            contributions: vec![3.0, 3.0, 3.0],
+            contenders: vec![0, 2],
+            strength: vec![1, 5, 5, 0],
+        };
+        // Player 1 folded with the strongest card: it does not count.
+        assert_eq!(payoff.returns(&[2, 1, 0]), vec![6.0, -3.0, -3.0]);
+        // A tie among contenders splits the pot.
+        assert_eq!(payoff.returns(&[1, 0, 2]), vec![1.5, -3.0, 1.5]);
+        let table = Payoff::Table {
+            hands: 2,
+            player0: vec![1.0, -1.0, 0.5, 2.0],
+        };
+        assert_eq!(table.returns(&[1, 0]), vec![0.5, -0.5]);
     }
 }

@@ -55,7 +55,7 @@ impl FrameLimits {
         let players = game.num_players();
         // obs, legal mask, behaviour and rewards; player and action (u8).
         let step = floats(obs) + 2 * floats(actions) + floats(players) + 2;
-        let max_len = config.rnad.trajectory_max;
+        let max_len = config.trajectory_max();
         let trajectory = VARINT_U64 + varint_len(max_len) + max_len * step;
         let request =
             ENVELOPE + varint_len(MAX_SUBMIT_TRAJECTORIES) + MAX_SUBMIT_TRAJECTORIES * trajectory;

@@ -223,7 +223,7 @@ mod tests {
             };
             let trajectory = Trajectory {
                 param_version: u64::MAX,
-                steps: vec![step; config.rnad.trajectory_max],
+                steps: vec![step; config.trajectory_max()],
             };
             let hello = Hello {
                 protocol: u32::MAX,

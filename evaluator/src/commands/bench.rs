@@ -1,38 +1,62 @@
-//! `rnad-evaluator bench`: the speed of the exact passes, written to a file.
+//! `rnad-evaluator bench`: the speed and memory of the exact passes on
+//! every game asked for, beside OpenSpiel's when a Python with `pyspiel`
+//! is given, written to a file.
 //!
-//! Times one exact NashConv (both best responses and both on-policy values)
-//! of a non-trivial tabular policy, and one CFR+ iteration, each repeated
-//! until a time budget is spent; reports mean, median and minimum seconds.
+//! Per game: the public tree's size and build time; one exact NashConv of
+//! the uniform policy (every player's best response and on-policy value),
+//! one CFR and one CFR+ iteration, each repeated until a time budget is
+//! spent (mean, median, minimum); and the peak resident memory while the
+//! game was measured. With `--openspiel PYTHON` the same operations run in
+//! OpenSpiel 2.0.2's C++ through `pyspiel` in the same run (NashConv of its
+//! uniform policy, `CFRSolver` and `CFRPlusSolver` iterations), and the
+//! report gives OpenSpiel's seconds over ours.
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use rnad_common::game::GameName;
-use serde::Serialize;
+use rnad_common::game::GameSpec;
+use rnad_common::policy::TabularPolicy;
+use serde::{Deserialize, Serialize};
 
-use super::{build_tree, emit, parse_game, write_atomically};
-use crate::cfr::CfrPlusSolver;
+use super::{build_tree, emit, game_help, parse_game, write_atomically};
+use crate::cfr::{CfrSolver, CfrVariant};
 use crate::error::EvaluatorError;
-use crate::exploitability::BestResponse;
+use crate::exploitability::nash_conv;
+
+/// The games measured when none is named.
+const DEFAULT_GAMES: [&str; 5] = [
+    "kuhn_poker",
+    "leduc_poker",
+    "kuhn_poker(players=3)",
+    "leduc_poker(players=3)",
+    "liars_dice",
+];
 
 /// Arguments of `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Game to time: kuhn_poker or leduc_poker.
-    #[arg(long, value_parser = parse_game, default_value = "leduc_poker")]
-    pub game: GameName,
-    /// Time spent on each measurement, in seconds.
+    /// Game to measure (repeatable). Default: kuhn_poker, leduc_poker,
+    /// kuhn_poker(players=3), leduc_poker(players=3), liars_dice.
+    #[arg(long = "game", value_parser = parse_game, long_help = game_help())]
+    pub games: Vec<GameSpec>,
+    /// Time spent on each measurement, in seconds (each runs at least 3
+    /// times).
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
-    /// Where to write the figures (JSON); default `target/bench/GAME.json`.
+    /// A Python interpreter with pyspiel (pip install open_spiel==2.0.2) to
+    /// time OpenSpiel's C++ on the same games in the same run.
+    #[arg(long)]
+    pub openspiel: Option<PathBuf>,
+    /// Where to write the figures (JSON); default `target/bench/evaluator.json`.
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
 /// Timings of one repeated operation.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Timing {
     /// How many times it ran.
     pub runs: usize,
@@ -44,28 +68,62 @@ pub struct Timing {
     pub min_seconds: f64,
 }
 
-/// Everything `bench` measures.
-#[derive(Debug, Serialize)]
-pub struct BenchReport {
-    /// The game.
-    pub game: GameName,
-    /// Histories in the tree.
-    pub nodes: usize,
-    /// Information states.
-    pub info_states: usize,
-    /// Seconds to enumerate the tree (once per process).
-    pub tree_build_seconds: f64,
-    /// One exact NashConv of a tabular policy.
-    pub nash_conv: Timing,
-    /// One CFR+ iteration (both players' updates).
-    pub cfr_plus_iteration: Timing,
+/// OpenSpiel's figures for one game (seconds of one run each).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpenSpielFigures {
+    /// `pyspiel.nash_conv` of the uniform policy.
+    pub nash_conv_seconds: f64,
+    /// The NashConv it computed.
+    pub nash_conv: f64,
+    /// One `CFRSolver.evaluate_and_update_policy()`.
+    pub cfr_iteration_seconds: f64,
+    /// One `CFRPlusSolver.evaluate_and_update_policy()`.
+    pub cfr_plus_iteration_seconds: f64,
 }
 
-/// Runs `op` until `budget` is spent (at least 10 times) and summarises.
+/// OpenSpiel's seconds over ours (mean), per operation.
+#[derive(Debug, Serialize)]
+pub struct Speedups {
+    /// Exact NashConv.
+    pub nash_conv: f64,
+    /// A CFR iteration.
+    pub cfr_iteration: f64,
+    /// A CFR+ iteration.
+    pub cfr_plus_iteration: f64,
+}
+
+/// Everything measured on one game.
+#[derive(Debug, Serialize)]
+pub struct GameBench {
+    /// The game.
+    pub game: String,
+    /// Public nodes.
+    pub public_nodes: usize,
+    /// Information states.
+    pub info_states: usize,
+    /// Seconds to build the public tree (once per process).
+    pub tree_build_seconds: f64,
+    /// NashConv of the uniform policy.
+    pub uniform_nash_conv: f64,
+    /// One exact NashConv of the uniform policy.
+    pub nash_conv: Timing,
+    /// One CFR iteration (every player's update).
+    pub cfr_iteration: Timing,
+    /// One CFR+ iteration.
+    pub cfr_plus_iteration: Timing,
+    /// Peak resident memory while this game was measured, in bytes.
+    pub peak_memory_bytes: u64,
+    /// OpenSpiel's figures, when asked for.
+    pub openspiel: Option<OpenSpielFigures>,
+    /// OpenSpiel's seconds over ours.
+    pub speedup_over_openspiel: Option<Speedups>,
+}
+
+/// Runs `op` until `budget` is spent (at least 3 times) and summarises.
 fn time(budget: Duration, mut op: impl FnMut()) -> Timing {
     let mut samples = Vec::new();
     let start = Instant::now();
-    while samples.len() < 10 || start.elapsed() < budget {
+    while samples.len() < 3 || start.elapsed() < budget {
         let t = Instant::now();
         op();
         samples.push(t.elapsed().as_secs_f64());
@@ -79,55 +137,161 @@ fn time(budget: Duration, mut op: impl FnMut()) -> Timing {
     }
 }
 
+/// The process's peak resident memory (`VmHWM`), in bytes.
+fn peak_memory() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// Starts a new peak-memory measurement (Linux: writing 5 to
+/// `/proc/self/clear_refs` resets `VmHWM` to the current size).
+fn reset_peak_memory() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Measures one game.
+fn bench_game(spec: &GameSpec, budget: Duration) -> Result<GameBench, EvaluatorError> {
+    reset_peak_memory();
+    let start = Instant::now();
+    let tree = build_tree(spec)?;
+    let tree_build_seconds = start.elapsed().as_secs_f64();
+    let uniform = TabularPolicy::uniform(&tree);
+    let uniform_nash_conv = nash_conv(&tree, &uniform).nash_conv;
+    let nash_conv_timing = time(budget, || {
+        std::hint::black_box(nash_conv(&tree, &uniform));
+    });
+    let mut cfr = CfrSolver::new(&tree, CfrVariant::Cfr);
+    let cfr_iteration = time(budget, || cfr.iterate());
+    drop(cfr);
+    let mut cfr_plus = CfrSolver::new(&tree, CfrVariant::CfrPlus);
+    let cfr_plus_iteration = time(budget, || cfr_plus.iterate());
+    drop(cfr_plus);
+    Ok(GameBench {
+        game: spec.to_string(),
+        public_nodes: tree.num_nodes(),
+        info_states: tree.num_info_states(),
+        tree_build_seconds,
+        uniform_nash_conv,
+        nash_conv: nash_conv_timing,
+        cfr_iteration,
+        cfr_plus_iteration,
+        peak_memory_bytes: peak_memory(),
+        openspiel: None,
+        speedup_over_openspiel: None,
+    })
+}
+
+/// Times OpenSpiel on `spec` with `python` (its pyspiel).
+fn openspiel_figures(
+    python: &PathBuf,
+    spec: &GameSpec,
+) -> Result<OpenSpielFigures, EvaluatorError> {
+    const SCRIPT: &str = r#"
+import json, sys, time
+import pyspiel
+from open_spiel.python import policy as policy_lib
+game = pyspiel.load_game(sys.argv[1])
+uniform = policy_lib.python_policy_to_pyspiel_policy(policy_lib.TabularPolicy(game))
+t = time.perf_counter(); value = pyspiel.nash_conv(game, uniform); nash_conv_seconds = time.perf_counter() - t
+figures = {"nash_conv_seconds": nash_conv_seconds, "nash_conv": value}
+for name, solver in (("cfr_iteration_seconds", pyspiel.CFRSolver(game)), ("cfr_plus_iteration_seconds", pyspiel.CFRPlusSolver(game))):
+    solver.evaluate_and_update_policy()  # the first iteration also builds its tables
+    t = time.perf_counter(); solver.evaluate_and_update_policy(); figures[name] = time.perf_counter() - t
+print(json.dumps(figures))
+"#;
+    let output = Command::new(python)
+        .args(["-c", SCRIPT, &spec.to_string()])
+        .output()
+        .map_err(|e| EvaluatorError::Usage(format!("--openspiel {}: {e}", python.display())))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        return Err(EvaluatorError::Usage(format!(
+            "OpenSpiel on {spec} failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    serde_json::from_str(stdout.trim())
+        .map_err(|e| EvaluatorError::Usage(format!("OpenSpiel on {spec} printed {stdout:?}: {e}")))
+}
+
 /// Runs `bench`.
 pub fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     let budget = Duration::from_secs_f64(args.seconds.max(0.0));
-    let start = Instant::now();
-    let tree = build_tree(args.game)?;
-    let tree_build_seconds = start.elapsed().as_secs_f64();
-
-    let mut solver = CfrPlusSolver::new(&tree);
-    let cfr_plus_iteration = time(budget, || solver.iterate());
-    let policy = solver.average_policy();
-    let mut best_response = BestResponse::new(&tree);
-    let nash_conv = time(budget, || {
-        std::hint::black_box(best_response.nash_conv(&policy));
-    });
-
-    let report = BenchReport {
-        game: args.game,
-        nodes: tree.num_nodes(),
-        info_states: tree.info_states().len(),
-        tree_build_seconds,
-        nash_conv,
-        cfr_plus_iteration,
+    let games: Vec<GameSpec> = if args.games.is_empty() {
+        DEFAULT_GAMES
+            .iter()
+            .map(|g| g.parse().expect("default games parse"))
+            .collect()
+    } else {
+        args.games.clone()
     };
+    let mut reports = Vec::new();
+    for spec in &games {
+        tracing::info!("measuring {spec}");
+        let mut report = bench_game(spec, budget)?;
+        if let Some(python) = args.openspiel.as_ref().filter(|_| spec.is_openspiel()) {
+            tracing::info!("measuring OpenSpiel on {spec}");
+            let theirs = openspiel_figures(python, spec)?;
+            report.speedup_over_openspiel = Some(Speedups {
+                nash_conv: theirs.nash_conv_seconds / report.nash_conv.mean_seconds,
+                cfr_iteration: theirs.cfr_iteration_seconds / report.cfr_iteration.mean_seconds,
+                cfr_plus_iteration: theirs.cfr_plus_iteration_seconds
+                    / report.cfr_plus_iteration.mean_seconds,
+            });
+            report.openspiel = Some(theirs);
+        }
+        emit(out, &describe(&report))?;
+        reports.push(report);
+    }
     let path = args
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("target/bench/{}.json", args.game)));
-    let text = serde_json::to_string_pretty(&report).expect("bench report serialises");
+        .unwrap_or_else(|| PathBuf::from("target/bench/evaluator.json"));
+    let text = serde_json::to_string_pretty(&reports).expect("bench report serialises");
     write_atomically(&path, text.as_bytes())?;
-    emit(
-        out,
-        &format!(
-            "{}: {} nodes, {} information states, tree built in {:.1} ms\n\
-             exact NashConv:     mean {:.1} µs, median {:.1} µs, min {:.1} µs over {} runs\n\
-             CFR+ iteration:     mean {:.1} µs, median {:.1} µs, min {:.1} µs over {} runs\n\
-             figures written to {}",
-            report.game,
-            report.nodes,
-            report.info_states,
-            tree_build_seconds * 1e3,
-            report.nash_conv.mean_seconds * 1e6,
-            report.nash_conv.median_seconds * 1e6,
-            report.nash_conv.min_seconds * 1e6,
-            report.nash_conv.runs,
-            report.cfr_plus_iteration.mean_seconds * 1e6,
-            report.cfr_plus_iteration.median_seconds * 1e6,
-            report.cfr_plus_iteration.min_seconds * 1e6,
-            report.cfr_plus_iteration.runs,
-            path.display()
-        ),
-    )
+    emit(out, &format!("figures written to {}", path.display()))
+}
+
+/// A report's lines.
+fn describe(r: &GameBench) -> String {
+    let ms = |t: &Timing| {
+        format!(
+            "{:.3} ms (median {:.3}, min {:.3}, {} runs)",
+            t.mean_seconds * 1e3,
+            t.median_seconds * 1e3,
+            t.min_seconds * 1e3,
+            t.runs
+        )
+    };
+    let mut text = format!(
+        "{}: {} public nodes, {} information states, tree built in {:.1} ms, peak memory {:.1} MiB\n  \
+         exact NashConv (uniform: {:.6}): {}\n  CFR iteration: {}\n  CFR+ iteration: {}",
+        r.game,
+        r.public_nodes,
+        r.info_states,
+        r.tree_build_seconds * 1e3,
+        r.peak_memory_bytes as f64 / (1024.0 * 1024.0),
+        r.uniform_nash_conv,
+        ms(&r.nash_conv),
+        ms(&r.cfr_iteration),
+        ms(&r.cfr_plus_iteration),
+    );
+    if let (Some(o), Some(s)) = (&r.openspiel, &r.speedup_over_openspiel) {
+        text.push_str(&format!(
+            "\n  OpenSpiel: NashConv {:.3} s ({:.6}), CFR iteration {:.3} s, CFR+ iteration {:.3} s\n  \
+             speed-up over OpenSpiel: NashConv {:.0}x, CFR {:.0}x, CFR+ {:.0}x",
+            o.nash_conv_seconds,
+            o.nash_conv,
+            o.cfr_iteration_seconds,
+            o.cfr_plus_iteration_seconds,
+            s.nash_conv,
+            s.cfr_iteration,
+            s.cfr_plus_iteration
+        ));
+    }
+    text
 }

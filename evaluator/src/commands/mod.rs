@@ -12,9 +12,9 @@ use std::io::Write;
 use std::path::Path;
 
 use clap::{Parser, Subcommand};
-use rnad_common::game::GameName;
+use rnad_common::game::GameSpec;
 use rnad_common::logging::LogFormat;
-use rnad_common::tree::GameTree;
+use rnad_common::public_tree::PublicTree;
 
 use crate::error::EvaluatorError;
 
@@ -64,15 +64,24 @@ impl Cli {
     }
 }
 
-/// Parses a game name for clap (`kuhn_poker` or `leduc_poker`).
-pub fn parse_game(name: &str) -> Result<GameName, String> {
-    name.parse()
-        .map_err(|e: rnad_common::game::UnknownGame| e.to_string())
+/// Parses a game spec for clap (`leduc_poker(players=3)`).
+pub fn parse_game(text: &str) -> Result<GameSpec, String> {
+    text.parse()
+        .map_err(|e: rnad_common::game::SpecError| e.to_string())
 }
 
-/// Enumerates `game` into its tree.
-fn build_tree(game: GameName) -> Result<GameTree, EvaluatorError> {
-    Ok(GameTree::build(game.load().as_ref())?)
+/// The long help of every `--game` option: the registry's games and
+/// parameters.
+pub fn game_help() -> String {
+    format!(
+        "Game, as an OpenSpiel spec: NAME or NAME(key=value,...), e.g. leduc_poker(players=3).\n\n{}",
+        rnad_common::game::registry::help()
+    )
+}
+
+/// Walks `game`'s public tree.
+fn build_tree(game: &GameSpec) -> Result<PublicTree, EvaluatorError> {
+    Ok(PublicTree::build(game.load())?)
 }
 
 /// [`rnad_common::files::write_atomically`], with the file named in errors.

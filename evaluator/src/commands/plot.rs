@@ -45,7 +45,7 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     Format::of(&args.out)?;
     let runs = load_runs(&args.runs)?;
     let count = runs.len();
-    let game = runs[0].config.game;
+    let game = runs[0].config.game.clone();
     let variants = group(runs);
     let spec = PlotSpec {
         title: args

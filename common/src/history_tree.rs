@@ -1,19 +1,19 @@
-//! The whole game tree, enumerated once, laid out flat for fast exact passes.
+//! Every history of a game, enumerated once as its own node: the simple,
+//! slow reference that tests hold the public-tree algorithms
+//! ([`crate::public_tree`]) against. It makes no assumption about which
+//! moves are public, so it checks that assumption too.
 //!
 //! Nodes are numbered breadth-first, so every depth is one contiguous range
 //! (a *level*) and the children of a node are contiguous in the next level.
-//! Exact algorithms (best response, CFR+) sweep the levels forwards for reach
-//! probabilities and backwards for values, touching plain arrays only.
-//!
-//! Every decision node belongs to an [`InfoState`]; each legal action of an
-//! information state owns one *slot*, and a tabular policy is one `f64` per
-//! slot (see [`crate::policy::TabularPolicy`]). Child `k` of a decision node
-//! is reached by legal action `k`, whose slot is `first_slot + k`.
+//! Every decision node belongs to an [`InfoState`], found by its string;
+//! each legal action of an information state owns one *slot*, and a policy
+//! is one `f64` per slot. Child `k` of a decision node is reached by legal
+//! action `k`, whose slot is `first_slot + k`.
 
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::game::{Action, Game, GameName, State, Turn};
+use crate::game::{Action, Game, GameSpec, State, Turn};
 
 /// One information state: what its player knows, and its actions.
 #[derive(Clone, Debug)]
@@ -44,14 +44,14 @@ impl InfoState {
 pub enum Node {
     /// Nature draws one of the children with the probabilities on their edges.
     Chance,
-    /// A player chooses; `info_state` indexes [`GameTree::info_states`].
+    /// A player chooses; `info_state` indexes [`HistoryTree::info_states`].
     Decision {
         /// The acting player.
         player: u8,
         /// The information state of the acting player here.
         info_state: u32,
     },
-    /// The game is over; see [`GameTree::returns`].
+    /// The game is over; see [`HistoryTree::returns`].
     Terminal,
 }
 
@@ -106,8 +106,8 @@ pub enum TreeError {
 
 /// The enumerated game tree and its information-state index.
 #[derive(Debug)]
-pub struct GameTree {
-    game: GameName,
+pub struct HistoryTree {
+    game: GameSpec,
     num_players: usize,
     num_distinct_actions: usize,
     tensor_size: usize,
@@ -123,9 +123,9 @@ pub struct GameTree {
     num_slots: usize,
 }
 
-impl GameTree {
+impl HistoryTree {
     /// Enumerates every history of `game`.
-    pub fn build(game: &dyn Game) -> Result<GameTree, TreeError> {
+    pub fn build(game: &dyn Game) -> Result<HistoryTree, TreeError> {
         let mut builder = Builder::new(game);
         let mut level: Vec<Box<dyn State>> = vec![game.new_initial_state()];
         builder.parents.push(u32::MAX);
@@ -137,8 +137,8 @@ impl GameTree {
     }
 
     /// The game this tree enumerates.
-    pub fn game(&self) -> GameName {
-        self.game
+    pub fn game(&self) -> &GameSpec {
+        &self.game
     }
 
     /// Number of players.
@@ -219,7 +219,7 @@ impl GameTree {
 
 /// Accumulates the flat arrays level by level.
 struct Builder {
-    tree: GameTree,
+    tree: HistoryTree,
     parents: Vec<u32>,
     edges: Vec<Edge>,
     tensor: Vec<f32>,
@@ -228,8 +228,8 @@ struct Builder {
 impl Builder {
     fn new(game: &dyn Game) -> Self {
         Builder {
-            tree: GameTree {
-                game: game.name(),
+            tree: HistoryTree {
+                game: game.spec().clone(),
                 num_players: game.num_players(),
                 num_distinct_actions: game.num_distinct_actions(),
                 tensor_size: game.information_state_tensor_size(),
@@ -354,7 +354,7 @@ impl Builder {
         Ok(index)
     }
 
-    fn finish(mut self) -> GameTree {
+    fn finish(mut self) -> HistoryTree {
         self.tree.parents = self.parents;
         self.tree.edges = self.edges;
         self.tree
