@@ -417,6 +417,9 @@ mod tests {
             include_str!("../../configs/leduc.toml"),
             include_str!("../../configs/leduc-reference.toml"),
             include_str!("../../configs/leduc-two-stage.toml"),
+            include_str!("../../configs/kuhn-3p.toml"),
+            include_str!("../../configs/leduc-3p.toml"),
+            include_str!("../../configs/liars_dice.toml"),
         ] {
             let config = Config::from_toml(text, "shipped").unwrap();
             let again = Config::from_toml(&config.to_toml(), "round trip").unwrap();
