@@ -106,6 +106,16 @@ impl ParamSet {
         &self.tensors
     }
 
+    /// The same parameters on `device`.
+    pub fn to_device(&self, device: &Device) -> Result<ParamSet> {
+        let tensors = self
+            .tensors
+            .iter()
+            .map(|t| t.to_device(device))
+            .collect::<Result<_>>()?;
+        Ok(ParamSet { tensors })
+    }
+
     /// `self + rate · (towards − self)`, tensor by tensor.
     pub fn lerp(&self, towards: &ParamSet, rate: f64) -> Result<ParamSet> {
         let tensors = self
@@ -161,6 +171,30 @@ impl ParamSet {
             out.push(t.clone());
         }
         Ok(ParamSet { tensors: out })
+    }
+}
+
+/// The device named `cpu`, `cuda` or `cuda:N`. CUDA needs a build with the
+/// `cuda` feature (`cargo build --release --features cuda`, with the CUDA
+/// toolkit installed); without it the error says so.
+pub fn parse_device(name: &str) -> std::result::Result<Device, String> {
+    let ordinal = match name {
+        "cpu" => return Ok(Device::Cpu),
+        "cuda" => 0,
+        other => match other
+            .strip_prefix("cuda:")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            Some(n) => n,
+            None => return Err(format!("unknown device {other:?}: use cpu, cuda or cuda:N")),
+        },
+    };
+    if cfg!(feature = "cuda") {
+        Device::new_cuda(ordinal).map_err(|e| format!("cannot open CUDA device {ordinal}: {e}"))
+    } else {
+        Err(format!(
+            "device {name:?}: this build has no CUDA support; rebuild with --features cuda (needs the CUDA toolkit)"
+        ))
     }
 }
 

@@ -6,7 +6,7 @@
 //! state, and dealing by [`Game::deal`] gives each player the hand asked
 //! for. Every loop is bounded.
 
-use rnad_common::game::{registry, Game, GameSpec, Hands, State, Turn};
+use rnad_common::game::{registry, Game, GameSpec, Hands, Turn};
 
 /// Specs covering every registered game and each of its parameters.
 const SPECS: [&str; 12] = [
@@ -64,7 +64,10 @@ fn playout(game: &dyn Game, random: &mut Lcg) {
                 let outcomes = state.chance_outcomes();
                 assert!(!outcomes.is_empty(), "{spec}: chance with no outcome");
                 let total: f64 = outcomes.iter().map(|(_, p)| p).sum();
-                assert!((total - 1.0).abs() < 1e-12, "{spec}: chance sums to {total}");
+                assert!(
+                    (total - 1.0).abs() < 1e-12,
+                    "{spec}: chance sums to {total}"
+                );
                 assert!(state.legal_actions().is_empty());
                 let pick = random.below(outcomes.len());
                 state.apply_action(outcomes[pick].0);
@@ -84,12 +87,19 @@ fn playout(game: &dyn Game, random: &mut Lcg) {
                     assert!(tensor.iter().all(|v| *v == 0.0 || *v == 1.0), "{spec}");
                     assert!(tensor[p] == 1.0, "{spec}: the observer's one-hot");
                 }
-                assert_eq!(state.returns(), vec![0.0; players], "{spec}: returns before the end");
+                assert_eq!(
+                    state.returns(),
+                    vec![0.0; players],
+                    "{spec}: returns before the end"
+                );
                 state.apply_action(legal[random.below(legal.len())]);
                 decisions += 1;
             }
             Turn::Terminal => {
-                assert!(decisions <= game.max_game_length(), "{spec}: {decisions} decisions");
+                assert!(
+                    decisions <= game.max_game_length(),
+                    "{spec}: {decisions} decisions"
+                );
                 let returns = state.returns();
                 assert_eq!(returns.len(), players);
                 let (low, high) = game.utility_range();
@@ -154,7 +164,11 @@ fn dealt_hands_reach_their_players_and_the_payoff_gives_the_returns() {
                 };
                 state.apply_action(moves[random.below(moves.len())]);
             }
-            assert_eq!(state.payoff().returns(&deal), state.returns(), "{text} {deal:?}");
+            assert_eq!(
+                state.payoff().returns(&deal),
+                state.returns(),
+                "{text} {deal:?}"
+            );
         }
         if let Hands::Independent { probabilities } = &hands {
             let total: f64 = probabilities.iter().sum();

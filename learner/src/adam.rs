@@ -2,7 +2,7 @@
 //! followed by scaling with −lr and clipping each update, with its moments
 //! held here so that checkpoints can save and restore them exactly.
 
-use candle_core::{Result, Tensor};
+use candle_core::{Device, Result, Tensor};
 use rnad_common::net::ParamSet;
 
 /// Adam's state for one parameter set.
@@ -46,6 +46,16 @@ impl Adam {
         })
     }
 
+    /// The same state with its moments on `device`.
+    pub fn into_device(self, device: &Device) -> Result<Adam> {
+        let nu = self
+            .nu
+            .iter()
+            .map(|t| t.to_device(device))
+            .collect::<Result<_>>()?;
+        Ok(Adam { nu, ..self })
+    }
+
     /// The parameters after one step along `grads` (one per tensor).
     ///
     /// With b1 = 0 the first moment is the gradient itself:
@@ -68,7 +78,6 @@ impl Adam {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use candle_core::Device;
 
     #[test]
     fn first_step_moves_each_weight_by_lr_against_its_gradient_sign() {

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
 use rnad_common::net::NetShape;
@@ -15,6 +16,7 @@ use serde::Serialize;
 
 use crate::error::LearnerError;
 use crate::local::{run_local, LocalOptions};
+use crate::resume::OpenOptions;
 use crate::rnad::Learner;
 
 /// Everything `bench` measures.
@@ -46,11 +48,16 @@ pub struct BenchReport {
 
 /// Runs every measurement for about `seconds` each; `scratch` is a
 /// directory for the end-to-end run.
-pub fn run(config: &Config, seconds: f64, scratch: &Path) -> Result<BenchReport, LearnerError> {
+pub fn run(
+    config: &Config,
+    seconds: f64,
+    scratch: &Path,
+    device: &Device,
+) -> Result<BenchReport, LearnerError> {
     let budget = Duration::from_secs_f64(seconds);
     let game = config.game.load();
     let shape = NetShape::for_config(config);
-    let mut learner = Learner::new(config)?;
+    let mut learner = Learner::new(config, device)?;
     let snapshot = PolicySnapshot {
         version: 0,
         params: learner.state().online.clone(),
@@ -121,7 +128,14 @@ pub fn run(config: &Config, seconds: f64, scratch: &Path) -> Result<BenchReport,
         })
     };
     let start = Instant::now();
-    let summary = run_local(e2e, LocalOptions::default(), stop)?;
+    let options = LocalOptions {
+        open: OpenOptions {
+            device: device.clone(),
+            ..OpenOptions::default()
+        },
+        ..LocalOptions::default()
+    };
+    let summary = run_local(e2e, options, stop)?;
     let e2e_seconds = start.elapsed().as_secs_f64();
     timer.join().expect("timer thread");
     let samples = crate::checkpoint::load(&summary.checkpoint, config)?

@@ -47,7 +47,7 @@ pub fn run_local(
         evaluate: true,
     };
     if config.actors.lockstep {
-        return run_lockstep(&config, &train, options.open, &stop);
+        return run_lockstep(&config, &train, options.open.clone(), &stop);
     }
     let actors_stop = Arc::new(AtomicBool::new(false));
     let mut actors = Vec::new();
@@ -92,7 +92,7 @@ fn run_lockstep(
 ) -> Result<RunSummary, LearnerError> {
     let Opened {
         dir, resumed, hub, ..
-    } = open(config, open_options)?;
+    } = open(config, &open_options)?;
     let mut learner = resumed.learner;
     let mut trainer = Trainer {
         config,

@@ -6,10 +6,12 @@ use std::process::ExitCode;
 
 use std::time::Duration;
 
+use candle_core::Device;
 use clap::{Args, Parser, Subcommand};
 use rnad_common::config::{Averaging, Config};
 use rnad_common::listener::Limits;
 use rnad_common::logging::{self, LogFormat};
+use rnad_common::net::parse_device;
 use rnad_common::proto::handshake::Token;
 use rnad_learner::error::LearnerError;
 use rnad_learner::local::{run_local, LocalOptions};
@@ -36,21 +38,26 @@ struct Cli {
     log_format: LogFormat,
 }
 
-/// What a restarted run may change.
+/// How a run is opened, and where its learner computes.
 #[derive(Debug, Args)]
-struct ResumeArgs {
+struct RunArgs {
     /// Continue the run even though the config changes the experiment
     /// (another learning rate, say); the change is recorded, with the step
     /// it applies from, in RUN_DIR/config-changes.jsonl. Without it such a
     /// restart is refused, naming every changed key.
     #[arg(long)]
     accept_config_change: bool,
+    /// Where the learner computes: cpu, cuda or cuda:N (CUDA needs a build
+    /// with --features cuda).
+    #[arg(long, default_value = "cpu", value_parser = parse_device)]
+    device: Device,
 }
 
-impl ResumeArgs {
+impl RunArgs {
     fn options(&self) -> OpenOptions {
         OpenOptions {
             accept_config_change: self.accept_config_change,
+            device: self.device.clone(),
         }
     }
 }
@@ -125,7 +132,7 @@ enum Command {
         #[arg(long)]
         run_dir: Option<PathBuf>,
         #[command(flatten)]
-        resume: ResumeArgs,
+        run: RunArgs,
     },
     /// Serve actors and evaluators over tarpc and train. SIGINT/SIGTERM
     /// saves a checkpoint and exits 0; started again on the same run
@@ -148,7 +155,7 @@ enum Command {
         #[arg(long)]
         max_steps: Option<u64>,
         #[command(flatten)]
-        resume: ResumeArgs,
+        run: RunArgs,
         #[command(flatten)]
         listener: ListenerArgs,
     },
@@ -191,6 +198,9 @@ enum Command {
         /// Where to write the figures. Default: target/bench/learner-GAME.json.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Where the learner computes: cpu, cuda or cuda:N.
+        #[arg(long, default_value = "cpu", value_parser = parse_device)]
+        device: Device,
     },
 }
 
@@ -220,22 +230,22 @@ fn main() -> ExitCode {
             config,
             max_steps,
             run_dir,
-            resume,
-        } => local(config, max_steps, run_dir, resume.options()),
+            run,
+        } => local(config, max_steps, run_dir, run.options()),
         Command::Serve {
             config,
             listen,
             metrics,
             run_dir,
             max_steps,
-            resume,
+            run,
             listener,
         } => listener.limits().and_then(|limits| {
             let options = ServeOptions {
                 listen,
                 metrics,
                 limits,
-                open: resume.options(),
+                open: run.options(),
                 train: TrainOptions {
                     max_steps,
                     progress: true,
@@ -271,7 +281,8 @@ fn main() -> ExitCode {
             config,
             seconds,
             out,
-        } => bench(config, seconds, out),
+            device,
+        } => bench(config, seconds, out, &device),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -360,7 +371,12 @@ fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
     Ok(())
 }
 
-fn bench(config: Option<PathBuf>, seconds: f64, out: Option<PathBuf>) -> Result<(), LearnerError> {
+fn bench(
+    config: Option<PathBuf>,
+    seconds: f64,
+    out: Option<PathBuf>,
+    device: &Device,
+) -> Result<(), LearnerError> {
     let config = match config {
         Some(path) => Config::load(&path)?,
         None => Config::from_toml(REFERENCE_CONFIG, "built-in configs/leduc-reference.toml")?,
@@ -374,7 +390,7 @@ fn bench(config: Option<PathBuf>, seconds: f64, out: Option<PathBuf>) -> Result<
         config.network.hidden,
         config.rnad.batch_size
     );
-    let report = rnad_learner::bench::run(&config, seconds, &scratch)?;
+    let report = rnad_learner::bench::run(&config, seconds, &scratch, device)?;
     let _ = std::fs::remove_dir_all(&scratch);
     let text = serde_json::to_string_pretty(&report).expect("report serialises");
     rnad_common::files::write_atomically(&out, text.as_bytes())

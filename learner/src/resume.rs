@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use candle_core::Device;
 use crossbeam_channel::Receiver;
 use rnad_common::config::{Config, SettingChange};
 use rnad_common::run_dir::RunDir;
@@ -31,11 +32,23 @@ use crate::rnad::Learner;
 use crate::service::{Hub, Published};
 
 /// How a run directory is opened.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct OpenOptions {
     /// Continue the run even if the config changes the experiment (the
     /// change is recorded).
     pub accept_config_change: bool,
+    /// Where the learner computes.
+    pub device: Device,
+}
+
+impl Default for OpenOptions {
+    /// No config change accepted; the CPU.
+    fn default() -> Self {
+        OpenOptions {
+            accept_config_change: false,
+            device: Device::Cpu,
+        }
+    }
 }
 
 /// A learner resumed from the newest readable checkpoint, or a fresh one.
@@ -74,7 +87,7 @@ pub struct ConfigChangeRecord {
 
 /// Validates the config, checks it against the run's recorded one, resumes
 /// from the newest readable checkpoint and records the config.
-pub fn open(config: &Config, options: OpenOptions) -> Result<Opened, LearnerError> {
+pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerError> {
     config.validate()?;
     let dir = RunDir::new(&config.run_dir);
     std::fs::create_dir_all(dir.root()).map_err(|e| LearnerError::io(dir.root(), e))?;
@@ -90,7 +103,7 @@ pub fn open(config: &Config, options: OpenOptions) -> Result<Opened, LearnerErro
             changes: experiment,
         });
     }
-    let resumed = resume(config, &dir)?;
+    let resumed = resume(config, &dir, &options.device)?;
     if !changes.is_empty() {
         record_changes(&dir, resumed.learner.state().step, changes)?;
     }
@@ -147,7 +160,7 @@ fn record_changes(
 /// Loads the newest readable checkpoint under `dir` (moving unreadable
 /// newer ones aside), repairs the history and cuts it back to the
 /// checkpoint's step; a fresh learner when there is no checkpoint.
-fn resume(config: &Config, dir: &RunDir) -> Result<Resumed, LearnerError> {
+fn resume(config: &Config, dir: &RunDir, device: &Device) -> Result<Resumed, LearnerError> {
     let history = dir.history();
     let cut =
         rnad_common::jsonl::cut_torn_tail(&history).map_err(|e| LearnerError::io(&history, e))?;
@@ -171,7 +184,7 @@ fn resume(config: &Config, dir: &RunDir) -> Result<Resumed, LearnerError> {
     }
     let Some((path, loaded)) = newest else {
         return Ok(Resumed {
-            learner: Learner::new(config)?,
+            learner: Learner::new(config, device)?,
             wall_offset: 0.0,
             actor_rngs: Vec::new(),
         });
@@ -182,7 +195,7 @@ fn resume(config: &Config, dir: &RunDir) -> Result<Resumed, LearnerError> {
         loaded.meta.step
     );
     Ok(Resumed {
-        learner: Learner::from_state(config, loaded.state),
+        learner: Learner::from_state(config, loaded.state, device)?,
         wall_offset: loaded.meta.wall_seconds,
         actor_rngs: loaded.meta.actor_rngs,
     })

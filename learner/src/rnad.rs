@@ -39,6 +39,20 @@ pub struct LearnerState {
     pub adam: Adam,
 }
 
+impl LearnerState {
+    /// The same state with every tensor on `device`.
+    fn into_device(self, device: &Device) -> Result<LearnerState> {
+        Ok(LearnerState {
+            online: self.online.to_device(device)?,
+            target: self.target.to_device(device)?,
+            reg: self.reg.to_device(device)?,
+            reg_prev: self.reg_prev.to_device(device)?,
+            adam: self.adam.into_device(device)?,
+            ..self
+        })
+    }
+}
+
 /// What one step did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepStats {
@@ -60,11 +74,13 @@ pub struct Learner {
     players: usize,
     schedule: EntropySchedule,
     state: LearnerState,
+    device: Device,
 }
 
 impl Learner {
-    /// A fresh learner: all four parameter sets equal, drawn from the seed.
-    pub fn new(config: &Config) -> Result<Learner> {
+    /// A fresh learner on `device`: all four parameter sets equal, drawn
+    /// from the seed (on the CPU, so every device starts alike).
+    pub fn new(config: &Config, device: &Device) -> Result<Learner> {
         let shape = NetShape::for_config(config);
         let params = ParamSet::init(&shape, config.seed)?;
         let r = &config.rnad;
@@ -85,13 +101,15 @@ impl Learner {
             reg_prev: params,
             adam,
         };
-        Ok(Learner::from_state(config, state))
+        Learner::from_state(config, state, device)
     }
 
-    /// A learner continuing from `state` (a checkpoint's).
-    pub fn from_state(config: &Config, state: LearnerState) -> Learner {
+    /// A learner continuing from `state` (a checkpoint's), moved to
+    /// `device`.
+    pub fn from_state(config: &Config, state: LearnerState, device: &Device) -> Result<Learner> {
         let r = &config.rnad;
-        Learner {
+        let state = state.into_device(device)?;
+        Ok(Learner {
             rnad: r.clone(),
             shape: NetShape::for_config(config),
             players: config.game.load().num_players(),
@@ -100,7 +118,8 @@ impl Learner {
                 r.entropy_schedule_repeats.clone(),
             ),
             state,
-        }
+            device: device.clone(),
+        })
     }
 
     /// The current state.
@@ -119,7 +138,7 @@ impl Learner {
         let n = batch.rows;
         let actions = self.shape.actions;
         let point = self.schedule.at(self.state.step);
-        let device = Device::Cpu;
+        let device = self.device.clone();
         // Networks run once per distinct information state; rows gather.
         let (distinct, index) = batch.distinct_obs();
         let distinct_rows = distinct.len() / self.shape.input;

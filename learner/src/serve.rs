@@ -50,7 +50,7 @@ pub fn run_serve(
         resumed,
         hub,
         queue,
-    } = open(&config, options.open)?;
+    } = open(&config, &options.open)?;
     let mut learner = resumed.learner;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)

@@ -147,6 +147,7 @@ fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
             progress: false,
             open: OpenOptions {
                 accept_config_change: true,
+                ..OpenOptions::default()
             },
         };
         run_local(config.clone(), options, Arc::new(AtomicBool::new(false)))
