@@ -354,3 +354,64 @@ fn watch_refuses_intervals_the_learner_would_drop_and_unreadable_token_files() {
         "{stderr}"
     );
 }
+
+#[test]
+fn solve_runs_cfr_on_three_players_with_snapshots_that_eval_reads_back() {
+    let dir = scratch_dir("solve_snapshots");
+    let out = dir.join("kuhn3.json");
+    let output = evaluator(&[
+        "solve",
+        "--game",
+        "kuhn_poker(players=3)",
+        "--algorithm",
+        "cfr",
+        "--iterations",
+        "30",
+        "--snapshot-every",
+        "10",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let summary = stdout_json(&output);
+    assert_eq!(summary["algorithm"], "cfr");
+    assert_eq!(summary["game"], "kuhn_poker(players=3)");
+    let mut previous = f64::INFINITY;
+    for iteration in [10, 20, 30] {
+        let snapshot = dir.join(format!("kuhn3-iter-{iteration}.json"));
+        let file: Value =
+            serde_json::from_str(&std::fs::read_to_string(&snapshot).unwrap()).unwrap();
+        assert_eq!(file["iterations"], iteration);
+        assert_eq!(file["game"], "kuhn_poker(players=3)");
+        let recorded = file["nash_conv"].as_f64().unwrap();
+        let output = evaluator(&[
+            "eval",
+            "--game",
+            "kuhn_poker(players=3)",
+            "--policy",
+            snapshot.to_str().unwrap(),
+            "--json",
+        ]);
+        let report = stdout_json(&output);
+        assert!((report["nash_conv"].as_f64().unwrap() - recorded).abs() < 1e-12);
+        assert!(
+            report["exploitability"].is_null(),
+            "three players: {report}"
+        );
+        assert_eq!(report["best_response_values"].as_array().unwrap().len(), 3);
+        assert!(
+            recorded < previous,
+            "CFR improves: {recorded} after {previous}"
+        );
+        previous = recorded;
+    }
+    // The final file is the 30-iteration snapshot's policy.
+    let last: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(last["iterations"], 30);
+    assert_eq!(last["nash_conv"].as_f64().unwrap(), previous);
+
+    let output = evaluator(&["solve", "--game", "kuhn_poker", "--out", "x.json"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--iterations"));
+}

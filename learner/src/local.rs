@@ -58,26 +58,31 @@ pub fn run_local(
         open: options.open,
         train,
     };
-    let result = run_serve(config.clone(), serve, stop, |bound, start_step| {
-        let metrics = ActorMetrics::new();
-        for index in 0..config.actors.count {
-            let options = WorkerOptions {
-                learner: bound.service.to_string(),
-                token: None,
-                games: config.actors.games_per_actor,
-                random: actor_stream(config.seed, index as u64, start_step),
-                submit_every: config.actors.games_per_actor,
-            };
-            let (stop, metrics) = (actors_stop.clone(), metrics.clone());
-            actors.push(
-                std::thread::Builder::new()
-                    .name(format!("actor-{index}"))
-                    .spawn(move || worker::run(&options, &stop, &metrics))
-                    .expect("spawn actor thread"),
-            );
-        }
-    });
-    actors_stop.store(true, Ordering::SeqCst);
+    let result = run_serve(
+        config.clone(),
+        serve,
+        stop,
+        |bound, start_step| {
+            let metrics = ActorMetrics::new();
+            for index in 0..config.actors.count {
+                let options = WorkerOptions {
+                    learner: bound.service.to_string(),
+                    token: None,
+                    games: config.actors.games_per_actor,
+                    random: actor_stream(config.seed, index as u64, start_step),
+                    submit_every: config.actors.games_per_actor,
+                };
+                let (stop, metrics) = (actors_stop.clone(), metrics.clone());
+                actors.push(
+                    std::thread::Builder::new()
+                        .name(format!("actor-{index}"))
+                        .spawn(move || worker::run(&options, &stop, &metrics))
+                        .expect("spawn actor thread"),
+                );
+            }
+        },
+        || actors_stop.store(true, Ordering::SeqCst),
+    );
     for actor in actors {
         let _ = actor.join();
     }

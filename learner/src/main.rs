@@ -305,16 +305,22 @@ fn serve(
     } else {
         "no token required"
     };
-    run_serve(config, options, stop, |bound, step| {
-        let metrics = bound.metrics.map_or_else(
-            || "no metrics endpoint".to_string(),
-            |a| format!("metrics on http://{a}/metrics"),
-        );
-        tracing::info!(
-            "serving on {} from step {step}, {metrics}, {token}",
-            bound.service
-        );
-    })?;
+    run_serve(
+        config,
+        options,
+        stop,
+        |bound, step| {
+            let metrics = bound.metrics.map_or_else(
+                || "no metrics endpoint".to_string(),
+                |a| format!("metrics on http://{a}/metrics"),
+            );
+            tracing::info!(
+                "serving on {} from step {step}, {metrics}, {token}",
+                bound.service
+            );
+        },
+        || {},
+    )?;
     Ok(())
 }
 

@@ -38,12 +38,14 @@ pub struct Bound {
 
 /// Serves and trains until `stop`; `ready` is called once the service
 /// listens (before training starts) with the bound addresses and the step
-/// training resumes from.
+/// training resumes from, and `trained` once training ends, before the
+/// service closes (so in-process clients can stop first, quietly).
 pub fn run_serve(
     config: Config,
     options: ServeOptions,
     stop: Arc<AtomicBool>,
     ready: impl FnOnce(Bound, u64),
+    trained: impl FnOnce(),
 ) -> Result<RunSummary, LearnerError> {
     let Opened {
         dir,
@@ -87,6 +89,7 @@ pub fn run_serve(
         wall_offset: resumed.wall_offset,
     };
     let result = trainer.run(&mut learner, &options.train, &stop);
+    trained();
     hub.stop_accepting();
     runtime.shutdown_background();
     result

@@ -120,7 +120,7 @@ static LEDUC_PARAMS: [ParamInfo; 5] = [
     },
     ParamInfo {
         name: "action_mapping",
-        help: "OpenSpiel's mapping of illegal actions to calls (only false here)",
+        help: "OpenSpiel's mapping of illegal actions to calls",
         kind: ParamKind::DefaultOnly(ParamValue::Bool(false)),
         default: no,
         default_text: "false",
@@ -128,7 +128,7 @@ static LEDUC_PARAMS: [ParamInfo; 5] = [
     },
     ParamInfo {
         name: "suit_isomorphism",
-        help: "OpenSpiel's merging of suits (only false here)",
+        help: "OpenSpiel's merging of suits",
         kind: ParamKind::DefaultOnly(ParamValue::Bool(false)),
         default: no,
         default_text: "false",
@@ -250,7 +250,7 @@ pub fn help() -> String {
             let values = match &p.kind {
                 ParamKind::Int { min, max } => format!("{min}..={max}"),
                 ParamKind::Choice(words) => words.join("|"),
-                ParamKind::DefaultOnly(v) => format!("{v} only"),
+                ParamKind::DefaultOnly(v) => format!("only {v} here"),
             };
             text.push_str(&format!(
                 "  {}: {} ({values}; default {})\n",
