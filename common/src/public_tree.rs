@@ -118,6 +118,7 @@ pub struct PublicTree {
     num_info_slots: usize,
     num_slots: usize,
     num_possible_infos: usize,
+    depth: usize,
 }
 
 impl std::fmt::Debug for PublicTree {
@@ -145,6 +146,7 @@ impl PublicTree {
             num_info_slots: 0,
             num_slots: 0,
             num_possible_infos: 0,
+            depth: 0,
             game,
         };
         let deal = tree.representative_deal(0, None);
@@ -174,6 +176,7 @@ impl PublicTree {
         deal: &[usize],
     ) -> Result<(), PublicTreeError> {
         let public_cards = self.nodes[id].public_cards;
+        self.depth = self.depth.max(path.len() + 1);
         match state.turn() {
             Turn::Terminal => {
                 self.nodes[id].kind = NodeKind::Terminal(self.payoffs.len() as u32);
@@ -349,6 +352,11 @@ impl PublicTree {
         self.hands.count()
     }
 
+    /// Most nodes on a path from the root to a leaf.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// Number of public nodes.
     pub fn num_nodes(&self) -> usize {
         self.nodes.len()
@@ -399,6 +407,54 @@ impl PublicTree {
     /// index.
     pub fn num_slots(&self) -> usize {
         self.num_slots
+    }
+
+    /// Bytes the tree's own arrays hold (nodes, decisions, payoffs, chance
+    /// probabilities), for reporting memory per public node.
+    pub fn memory_bytes(&self) -> usize {
+        let payoff = |p: &Payoff| -> usize {
+            std::mem::size_of::<Payoff>()
+                + match p {
+                    Payoff::Fixed(returns) => returns.capacity() * 8,
+                    Payoff::Showdown {
+                        contributions,
+                        contenders,
+                        strength,
+                        ..
+                    } => {
+                        contributions.capacity() * 8
+                            + contenders.capacity() * 8
+                            + strength.capacity() * 4
+                    }
+                    Payoff::Table { player0, .. } => player0.capacity() * 8,
+                }
+        };
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.chance_probs.capacity() * 8
+            + self
+                .decisions
+                .iter()
+                .map(|d| std::mem::size_of::<Decision>() + d.legal_actions.capacity() * 8)
+                .sum::<usize>()
+            + self.payoffs.iter().map(payoff).sum::<usize>()
+    }
+
+    /// Number of histories the tree stands for: for each public node, the
+    /// deals of private hands that fit its public cards.
+    pub fn num_histories(&self) -> f64 {
+        let players = self.game.num_players();
+        self.nodes
+            .iter()
+            .map(|node| match self.hands {
+                Hands::Cards { cards } => {
+                    let left = cards - node.public_cards.count_ones() as usize;
+                    (0..players).map(|k| (left - k) as f64).product::<f64>()
+                }
+                Hands::Independent { ref probabilities } => {
+                    (probabilities.len() as f64).powi(players as i32)
+                }
+            })
+            .sum()
     }
 
     /// Number of information states some history reaches.

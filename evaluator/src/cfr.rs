@@ -22,7 +22,7 @@ use rnad_common::policy::TabularPolicy;
 use rnad_common::public_tree::{NodeKind, PublicTree};
 
 use crate::exploitability::add;
-use crate::terminal::{counterfactual_values, DealWeights};
+use crate::terminal::{counterfactual_values, DealWeights, TerminalScratch};
 
 /// Which solver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,11 +85,10 @@ impl<'t> CfrSolver<'t> {
     /// Runs one iteration: an update for each player in turn.
     pub fn iterate(&mut self) {
         self.iteration += 1;
-        let hands = self.tree.num_hands();
+        let mut frames = CfrFrame::stack(self.tree);
+        let mut scratch = TerminalScratch::default();
         for player in 0..self.tree.num_players() {
-            let mut reach = vec![vec![1.0; hands]; self.tree.num_players()];
-            let mut values = vec![0.0; hands];
-            self.walk(0, player, &mut reach, 1.0, &mut values);
+            self.walk(0, player, 1.0, &mut frames, &mut scratch);
             self.regret_matching(player);
         }
     }
@@ -105,38 +104,41 @@ impl<'t> CfrSolver<'t> {
         TabularPolicy::from_slots(self.tree, probs).expect("one probability per slot")
     }
 
-    /// Counterfactual values of `player`'s hands at `node` under the current
-    /// policy, updating regrets and the average policy at its decisions.
+    /// Writes `player`'s counterfactual values of its hands at `node`
+    /// under the current policy into `frames[0].values`, updating regrets
+    /// and the average policy at its decisions; `frames[0].reach` holds
+    /// every player's reach there.
     fn walk(
         &mut self,
         node: usize,
         player: usize,
-        reach: &mut [Vec<f64>],
         chance: f64,
-        out: &mut [f64],
+        frames: &mut [CfrFrame],
+        scratch: &mut TerminalScratch,
     ) {
         let tree = self.tree;
-        let hands = out.len();
+        let hands = tree.num_hands();
+        let (here, deeper) = frames
+            .split_first_mut()
+            .expect("a frame per depth of the tree");
         match tree.kind(node) {
-            NodeKind::Terminal(t) => {
-                let views: Vec<&[f64]> = reach.iter().map(Vec::as_slice).collect();
-                counterfactual_values(
-                    &tree.payoffs()[t as usize],
-                    player,
-                    &views,
-                    &self.weights,
-                    tree.public_cards(node),
-                    chance,
-                    out,
-                );
-            }
+            NodeKind::Terminal(t) => counterfactual_values(
+                &tree.payoffs()[t as usize],
+                player,
+                &here.reach,
+                &self.weights,
+                tree.public_cards(node),
+                chance,
+                scratch,
+                &mut here.values,
+            ),
             NodeKind::Chance => {
-                out.fill(0.0);
-                let mut child_values = vec![0.0; hands];
+                here.values.fill(0.0);
                 for child in tree.children(node) {
+                    deeper[0].reach.copy_from_slice(&here.reach);
                     let p = tree.chance_probability(child);
-                    self.walk(child, player, reach, chance * p, &mut child_values);
-                    add(out, &child_values);
+                    self.walk(child, player, chance * p, deeper, scratch);
+                    add(&mut here.values, &deeper[0].values);
                 }
             }
             NodeKind::Decision(d) => {
@@ -144,35 +146,38 @@ impl<'t> CfrSolver<'t> {
                 let actions = decision.legal_actions.len();
                 let first_slot = decision.first_slot;
                 let actor = decision.player;
-                let saved = reach[actor].clone();
-                let mut child_values = vec![vec![0.0; hands]; actions];
+                let row = actor * hands..(actor + 1) * hands;
                 for (k, child) in tree.children(node).enumerate() {
-                    for h in 0..hands {
-                        reach[actor][h] = saved[h] * self.current[first_slot + h * actions + k];
+                    let next = &mut deeper[0];
+                    next.reach.copy_from_slice(&here.reach);
+                    for (h, r) in next.reach[row.clone()].iter_mut().enumerate() {
+                        *r *= self.current[first_slot + h * actions + k];
                     }
-                    self.walk(child, player, reach, chance, &mut child_values[k]);
+                    self.walk(child, player, chance, deeper, scratch);
+                    here.by_action[k * hands..(k + 1) * hands].copy_from_slice(&deeper[0].values);
                 }
-                reach[actor].copy_from_slice(&saved);
+                let by_action = &here.by_action[..actions * hands];
                 if actor == player {
                     let weight = match self.variant {
                         CfrVariant::Cfr => 1.0,
                         CfrVariant::CfrPlus => self.iteration as f64,
                     };
+                    let own_reach = &here.reach[row];
                     for h in 0..hands {
                         let slots = first_slot + h * actions..first_slot + (h + 1) * actions;
                         let value: f64 = (0..actions)
-                            .map(|k| self.current[slots.start + k] * child_values[k][h])
+                            .map(|k| self.current[slots.start + k] * by_action[k * hands + h])
                             .sum();
-                        for (slot, values) in slots.zip(&child_values) {
-                            self.regrets[slot] += values[h] - value;
-                            self.cumulative[slot] += weight * saved[h] * self.current[slot];
+                        for (k, slot) in slots.enumerate() {
+                            self.regrets[slot] += regret(by_action[k * hands + h], value);
+                            self.cumulative[slot] += weight * own_reach[h] * self.current[slot];
                         }
-                        out[h] = value;
+                        here.values[h] = value;
                     }
                 } else {
-                    out.fill(0.0);
-                    for values in &child_values {
-                        add(out, values);
+                    here.values.fill(0.0);
+                    for values in by_action.chunks_exact(hands) {
+                        add(&mut here.values, values);
                     }
                 }
             }
@@ -204,6 +209,48 @@ impl<'t> CfrSolver<'t> {
     }
 }
 
+/// What a CFR walk keeps at one depth: every player's reach of each hand
+/// (`players × hands`), the walking player's values, and its values after
+/// each action (`actions × hands`).
+#[derive(Debug)]
+struct CfrFrame {
+    reach: Vec<f64>,
+    values: Vec<f64>,
+    by_action: Vec<f64>,
+}
+
+impl CfrFrame {
+    fn stack(tree: &PublicTree) -> Vec<CfrFrame> {
+        let hands = tree.num_hands();
+        let actions = tree.game().num_distinct_actions();
+        (0..=tree.depth())
+            .map(|_| CfrFrame {
+                reach: vec![1.0; tree.num_players() * hands],
+                values: vec![0.0; hands],
+                by_action: vec![0.0; actions * hands],
+            })
+            .collect()
+    }
+}
+
+/// The regret of an action worth `action` at a state worth `value`: their
+/// difference, or exactly zero when the difference is within the rounding
+/// noise of the two numbers (the same quantity summed in another order).
+///
+/// Regret matching treats zero and a positive regret very differently, so
+/// a difference that is zero in exact arithmetic must come out as zero
+/// however the sums were ordered; OpenSpiel's per-history sums cancel
+/// exactly where the exact values are equal, and so must ours.
+fn regret(action: f64, value: f64) -> f64 {
+    let difference = action - value;
+    let noise = 64.0 * f64::EPSILON * (action.abs() + value.abs());
+    if difference.abs() <= noise {
+        0.0
+    } else {
+        difference
+    }
+}
+
 /// Divides by the sum, or makes uniform when the sum is zero.
 pub fn normalise_or_uniform(probs: &mut [f64]) {
     let total: f64 = probs.iter().sum();
@@ -211,5 +258,22 @@ pub fn normalise_or_uniform(probs: &mut [f64]) {
         probs.iter_mut().for_each(|p| *p /= total);
     } else {
         probs.fill(1.0 / probs.len() as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::regret;
+
+    #[test]
+    fn regrets_within_rounding_noise_are_exactly_zero() {
+        // The same number summed in two orders.
+        let (a, b) = (0.1 + 0.2 + 0.3, 0.3 + 0.2 + 0.1);
+        assert_ne!(a - b, 0.0);
+        assert_eq!(regret(a, b), 0.0);
+        assert_eq!(regret(1.0, 0.5), 0.5);
+        assert_eq!(regret(-0.25, 0.25), -0.5);
+        // Genuinely small regrets between small values survive.
+        assert_eq!(regret(3e-12, 1e-12), 3e-12 - 1e-12);
     }
 }

@@ -18,28 +18,36 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use rnad_common::game::GameSpec;
+use rnad_common::net::{NetShape, ParamSet};
 use rnad_common::policy::TabularPolicy;
 use serde::{Deserialize, Serialize};
 
 use super::{build_tree, emit, game_help, parse_game, write_atomically};
 use crate::cfr::{CfrSolver, CfrVariant};
 use crate::error::EvaluatorError;
-use crate::exploitability::nash_conv;
+use crate::exploitability::{nash_conv, nash_conv_threads};
+use crate::kinds::KindEvaluator;
 
 /// The games measured when none is named.
-const DEFAULT_GAMES: [&str; 5] = [
+const DEFAULT_GAMES: [&str; 7] = [
     "kuhn_poker",
     "leduc_poker",
     "kuhn_poker(players=3)",
     "leduc_poker(players=3)",
     "liars_dice",
+    "leduc_poker(players=3,ranks=7)",
+    "leduc_poker(players=4,ranks=7)",
 ];
+
+/// The network a neural policy is timed with (the default config's).
+const NEURAL_HIDDEN: [usize; 2] = [128, 128];
 
 /// Arguments of `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Game to measure (repeatable). Default: kuhn_poker, leduc_poker,
-    /// kuhn_poker(players=3), leduc_poker(players=3), liars_dice.
+    /// kuhn_poker(players=3), leduc_poker(players=3), liars_dice,
+    /// leduc_poker(players=3,ranks=7), leduc_poker(players=4,ranks=7).
     #[arg(long = "game", value_parser = parse_game, long_help = game_help())]
     pub games: Vec<GameSpec>,
     /// Time spent on each measurement, in seconds (each runs at least 3
@@ -101,12 +109,33 @@ pub struct GameBench {
     pub public_nodes: usize,
     /// Information states.
     pub info_states: usize,
+    /// Histories the public tree stands for (deals times public nodes).
+    pub histories: f64,
+    /// Bytes of the public tree's own arrays.
+    pub tree_bytes: usize,
+    /// Tree bytes per public node.
+    pub bytes_per_public_node: f64,
+    /// Tree bytes per history it stands for.
+    pub bytes_per_history: f64,
     /// Seconds to build the public tree (once per process).
     pub tree_build_seconds: f64,
     /// NashConv of the uniform policy.
     pub uniform_nash_conv: f64,
-    /// One exact NashConv of the uniform policy.
+    /// One exact NashConv of the uniform policy, on every core (players'
+    /// walks in parallel; small trees stay on one thread).
     pub nash_conv: Timing,
+    /// The same on one thread.
+    pub nash_conv_one_thread: Timing,
+    /// One thread's mean over all cores' mean.
+    pub parallel_speedup: f64,
+    /// Whether one thread and all cores give the same report to the bit.
+    pub parallel_identical: bool,
+    /// Seconds to make the network inputs of every information state
+    /// (once per evaluator).
+    pub network_inputs_seconds: f64,
+    /// One evaluation of a neural policy (MLP 128x128): the forward pass
+    /// over every information state, then the exact NashConv.
+    pub neural_nash_conv: Timing,
     /// One CFR iteration (every player's update).
     pub cfr_iteration: Timing,
     /// One CFR+ iteration.
@@ -160,29 +189,76 @@ fn bench_game(spec: &GameSpec, budget: Duration) -> Result<GameBench, EvaluatorE
     let tree = build_tree(spec)?;
     let tree_build_seconds = start.elapsed().as_secs_f64();
     let uniform = TabularPolicy::uniform(&tree);
-    let uniform_nash_conv = nash_conv(&tree, &uniform).nash_conv;
+    let report = nash_conv(&tree, &uniform);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parallel_identical =
+        nash_conv_threads(&tree, &uniform, 1) == nash_conv_threads(&tree, &uniform, cores);
     let nash_conv_timing = time(budget, || {
         std::hint::black_box(nash_conv(&tree, &uniform));
     });
+    let nash_conv_one_thread = time(budget, || {
+        std::hint::black_box(nash_conv_threads(&tree, &uniform, 1));
+    });
+    let (network_inputs_seconds, neural_nash_conv) = neural_timing(spec, budget)?;
     let mut cfr = CfrSolver::new(&tree, CfrVariant::Cfr);
     let cfr_iteration = time(budget, || cfr.iterate());
     drop(cfr);
     let mut cfr_plus = CfrSolver::new(&tree, CfrVariant::CfrPlus);
     let cfr_plus_iteration = time(budget, || cfr_plus.iterate());
     drop(cfr_plus);
+    let tree_bytes = tree.memory_bytes();
     Ok(GameBench {
         game: spec.to_string(),
         public_nodes: tree.num_nodes(),
         info_states: tree.num_info_states(),
+        histories: tree.num_histories(),
+        tree_bytes,
+        bytes_per_public_node: tree_bytes as f64 / tree.num_nodes() as f64,
+        bytes_per_history: tree_bytes as f64 / tree.num_histories(),
         tree_build_seconds,
-        uniform_nash_conv,
+        uniform_nash_conv: report.nash_conv,
+        parallel_speedup: nash_conv_one_thread.mean_seconds / nash_conv_timing.mean_seconds,
         nash_conv: nash_conv_timing,
+        nash_conv_one_thread,
+        parallel_identical,
+        network_inputs_seconds,
+        neural_nash_conv,
         cfr_iteration,
         cfr_plus_iteration,
         peak_memory_bytes: peak_memory(),
         openspiel: None,
         speedup_over_openspiel: None,
     })
+}
+
+/// Times the exact evaluation of a freshly initialised network on `spec`:
+/// making the inputs once, then each forward pass and NashConv.
+fn neural_timing(spec: &GameSpec, budget: Duration) -> Result<(f64, Timing), EvaluatorError> {
+    let game = spec.load();
+    let shape = NetShape {
+        input: game.information_state_tensor_size(),
+        hidden: NEURAL_HIDDEN.to_vec(),
+        actions: game.num_distinct_actions(),
+    };
+    let params = ParamSet::init(&shape, 0).map_err(tensor_error)?;
+    let start = Instant::now();
+    let evaluator = KindEvaluator::new(game, shape)?;
+    let inputs_seconds = start.elapsed().as_secs_f64();
+    let mut failed = None;
+    let timing = time(budget, || match evaluator.policy(&params) {
+        Ok(policy) => {
+            std::hint::black_box(nash_conv(evaluator.tree(), &policy));
+        }
+        Err(e) => failed = Some(e),
+    });
+    match failed {
+        Some(e) => Err(tensor_error(e)),
+        None => Ok((inputs_seconds, timing)),
+    }
+}
+
+fn tensor_error(e: candle_core::Error) -> EvaluatorError {
+    EvaluatorError::Usage(format!("network evaluation failed: {e}"))
 }
 
 /// Times OpenSpiel on `spec` with `python` (its pyspiel).
@@ -268,15 +344,25 @@ fn describe(r: &GameBench) -> String {
         )
     };
     let mut text = format!(
-        "{}: {} public nodes, {} information states, tree built in {:.1} ms, peak memory {:.1} MiB\n  \
-         exact NashConv (uniform: {:.6}): {}\n  CFR iteration: {}\n  CFR+ iteration: {}",
+        "{}: {} public nodes ({:.3e} histories), {} information states, tree {:.1} MB ({:.0} bytes per public node), built in {:.1} ms, peak memory {:.1} MiB\n  \
+         exact NashConv (uniform: {:.6}): {}\n  \
+         on one thread: {} (speed-up {:.2}x, identical: {})\n  \
+         neural policy (inputs made in {:.1} ms): {}\n  CFR iteration: {}\n  CFR+ iteration: {}",
         r.game,
         r.public_nodes,
+        r.histories,
         r.info_states,
+        r.tree_bytes as f64 / 1e6,
+        r.bytes_per_public_node,
         r.tree_build_seconds * 1e3,
         r.peak_memory_bytes as f64 / (1024.0 * 1024.0),
         r.uniform_nash_conv,
         ms(&r.nash_conv),
+        ms(&r.nash_conv_one_thread),
+        r.parallel_speedup,
+        r.parallel_identical,
+        r.network_inputs_seconds * 1e3,
+        ms(&r.neural_nash_conv),
         ms(&r.cfr_iteration),
         ms(&r.cfr_plus_iteration),
     );
