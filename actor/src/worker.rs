@@ -15,7 +15,7 @@ use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::frames::MAX_SUBMIT_TRAJECTORIES;
 use rnad_common::proto::handshake::Token;
-use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, PolicyKind};
+use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, ParamKind};
 
 use crate::metrics::ActorMetrics;
 use crate::selfplay::{PolicySnapshot, RngStream, SelfPlay};
@@ -73,7 +73,7 @@ async fn fetch_online(
             proto::context(),
             hello.clone(),
             have,
-            vec![PolicyKind::Online],
+            vec![ParamKind::Online],
         )
         .await
         .map_err(|e| ClientError::rpc("fetching parameters", e))??;

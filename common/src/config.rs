@@ -63,6 +63,8 @@ pub const OPERATIONAL_KEYS: &[&str] = &[
     "run_dir",
     "evaluation.interval_seconds",
     "evaluation.interval_steps",
+    "evaluation.mode",
+    "evaluation.deals",
     "checkpoint.interval_steps",
     "checkpoint.keep",
     "actors.count",
@@ -112,7 +114,7 @@ pub struct Config {
     pub rnad: RnadConfig,
     /// Self-play actors.
     pub actors: ActorConfig,
-    /// Exact evaluation during training.
+    /// Evaluation during training.
     pub evaluation: EvaluationConfig,
     /// Checkpointing.
     pub checkpoint: CheckpointConfig,
@@ -181,7 +183,7 @@ pub struct ActorConfig {
     pub lockstep: bool,
 }
 
-/// Exact evaluation during training.
+/// Evaluation during training.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EvaluationConfig {
@@ -189,7 +191,62 @@ pub struct EvaluationConfig {
     pub interval_seconds: f64,
     /// Also evaluate every this many learner steps (0: never by steps).
     pub interval_steps: u64,
+    /// What an evaluation computes (older files, without the key, evaluate
+    /// exactly).
+    #[serde(default)]
+    pub mode: EvaluationMode,
+    /// Head-to-head mode: deals each opponent of the panel is played on,
+    /// in every seat (the same deals at every evaluation).
+    #[serde(default = "default_deals")]
+    pub deals: usize,
 }
+
+/// What an evaluation during training computes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvaluationMode {
+    /// NashConv of every policy kind, by best responses over the whole
+    /// game tree: the truth, for games whose tree fits in memory.
+    #[default]
+    Exact,
+    /// The post-processed target policy's mean payoff against a fixed
+    /// panel (uniform, the rule-based player, the previous evaluated
+    /// version, optionally a policy file) on fixed deals in every seat,
+    /// with 95% intervals: for games too large for exact evaluation, or to
+    /// watch strength rather than distance from equilibrium.
+    HeadToHead,
+}
+
+impl EvaluationMode {
+    /// The name configs and command lines use.
+    pub fn name(self) -> &'static str {
+        match self {
+            EvaluationMode::Exact => "exact",
+            EvaluationMode::HeadToHead => "head_to_head",
+        }
+    }
+}
+
+impl std::str::FromStr for EvaluationMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [EvaluationMode::Exact, EvaluationMode::HeadToHead]
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown evaluation mode {s:?}: use exact or head_to_head"))
+    }
+}
+
+/// Deals per head-to-head opponent unless the config says otherwise: an
+/// interval of about ±0.04 chips per game on Leduc against uniform.
+fn default_deals() -> usize {
+    10_000
+}
+
+/// The fewest and most deals a head-to-head evaluation may use: an
+/// interval needs two, and an evaluation should take seconds, not hours.
+pub const DEALS_RANGE: std::ops::RangeInclusive<usize> = 2..=10_000_000;
 
 /// Checkpointing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -332,6 +389,16 @@ impl Config {
             self.evaluation.interval_seconds,
             "evaluation.interval_seconds",
         )?;
+        check(
+            DEALS_RANGE.contains(&self.evaluation.deals),
+            "evaluation.deals",
+            format!(
+                "must be between {} and {}, got {}",
+                DEALS_RANGE.start(),
+                DEALS_RANGE.end(),
+                self.evaluation.deals
+            ),
+        )?;
         positive(
             self.checkpoint.interval_steps as f64,
             "checkpoint.interval_steps",
@@ -428,6 +495,30 @@ mod tests {
     }
 
     #[test]
+    fn evaluation_mode_defaults_to_exact_and_names_head_to_head() {
+        let config = Config::from_toml(KUHN, "kuhn").unwrap();
+        assert_eq!(config.evaluation.mode, EvaluationMode::Exact);
+        assert_eq!(config.evaluation.deals, 10_000);
+        let text = KUHN.replacen(
+            "interval_steps = 0",
+            "interval_steps = 0\nmode = \"head_to_head\"\ndeals = 500",
+            1,
+        );
+        let config = Config::from_toml(&text, "h2h").unwrap();
+        assert_eq!(config.evaluation.mode, EvaluationMode::HeadToHead);
+        assert_eq!(config.evaluation.deals, 500);
+        assert_eq!(config.settings()["evaluation.mode"], "head_to_head");
+        let err = error_for(
+            "interval_steps = 0",
+            "interval_steps = 0\nmode = \"sampled\"",
+        );
+        assert!(
+            err.contains("sampled") && err.contains("head_to_head"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn settings_are_flat_dotted_keys() {
         let config = Config::from_toml(KUHN, "kuhn").unwrap();
         let settings = config.settings();
@@ -505,6 +596,11 @@ mod tests {
             ("count = 2", "count = 0", "actors.count"),
             ("lockstep = false", "lockstep = true", "actors.count"),
             ("keep = 3", "keep = 0", "checkpoint.keep"),
+            (
+                "interval_steps = 0",
+                "interval_steps = 0\ndeals = 1",
+                "evaluation.deals",
+            ),
         ] {
             let err = error_for(from, to);
             assert!(err.contains(&format!("`{key}`")), "{to}: {err}");

@@ -1,10 +1,80 @@
-//! A run's evaluation history (`history.jsonl`): one line per exact
-//! evaluation of the learner's policy kinds. The local run and
+//! A run's evaluation history (`history.jsonl`): one line per evaluation
+//! of the learner's policies, exact (NashConv of every policy kind) or head
+//! to head (payoffs against a panel of opponents). The local run and
 //! `rnad-evaluator watch` write it, `plot` and `sweep` read it; the format
 //! lives here, beside everyone who touches it. Lines are appended with
 //! [`crate::jsonl`].
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::{Deserialize, Serialize};
+
+/// Which of the learner's policies: what evaluations report, plots draw
+/// and players play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PolicyKind {
+    /// θ.
+    Online,
+    /// θ_target.
+    Target,
+    /// θ_target after the reference post-processing (what OpenSpiel's
+    /// R-NaD solver plays, and so what seed 000 measured).
+    TargetPostprocessed,
+    /// θ_reg.
+    Reg,
+}
+
+impl PolicyKind {
+    /// Every kind, in history order.
+    pub const ALL: [PolicyKind; 4] = [
+        PolicyKind::Online,
+        PolicyKind::Target,
+        PolicyKind::TargetPostprocessed,
+        PolicyKind::Reg,
+    ];
+
+    /// The name history files, metrics and command lines use.
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyKind::Online => "online",
+            PolicyKind::Target => "target",
+            PolicyKind::TargetPostprocessed => "target_postprocessed",
+            PolicyKind::Reg => "reg",
+        }
+    }
+
+    /// This kind's value in an evaluation.
+    pub fn of(self, n: &NashConvs) -> f64 {
+        match self {
+            PolicyKind::Online => n.online,
+            PolicyKind::Target => n.target,
+            PolicyKind::TargetPostprocessed => n.target_postprocessed,
+            PolicyKind::Reg => n.reg,
+        }
+    }
+}
+
+impl fmt::Display for PolicyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for PolicyKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PolicyKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown policy kind {s:?}: use online, target, target_postprocessed or reg"
+                )
+            })
+    }
+}
 
 /// NashConv of each policy kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,6 +98,47 @@ pub struct HistoryEntry {
     pub wall_seconds: f64,
     /// Decisions consumed so far.
     pub samples: u64,
-    /// NashConv per policy kind.
-    pub nash_conv: NashConvs,
+    /// NashConv per policy kind (exact evaluation; absent in head-to-head
+    /// mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nash_conv: Option<NashConvs>,
+    /// Results against the panel (head-to-head mode; absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub head_to_head: Vec<HeadToHead>,
+}
+
+impl HistoryEntry {
+    /// The results in a line for people: every kind's NashConv, or the
+    /// mean ± interval against each opponent.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(n) = &self.nash_conv {
+            parts.push(format!(
+                "NashConv online {:.4} target {:.4} target_pp {:.4} reg {:.4}",
+                n.online, n.target, n.target_postprocessed, n.reg
+            ));
+        }
+        for h in &self.head_to_head {
+            parts.push(format!("vs {} {:+.4} ± {:.4}", h.opponent, h.mean, h.ci95));
+        }
+        parts.join(" | ")
+    }
+}
+
+/// The evaluated policy's result against one opponent of the panel, over
+/// the same deals in every seat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeadToHead {
+    /// `uniform`, `rules`, `previous` (the version evaluated before this
+    /// one) or `policy` (the watcher's policy file).
+    pub opponent: String,
+    /// The learner step of the `previous` opponent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent_step: Option<u64>,
+    /// Mean payoff per game, chips.
+    pub mean: f64,
+    /// Half-width of its 95% confidence interval over deals.
+    pub ci95: f64,
+    /// Deals played (each in every seat).
+    pub deals: usize,
 }

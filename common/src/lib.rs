@@ -9,6 +9,7 @@
 //! [`public_tree::PublicTree`] for exact evaluation, and policies over its
 //! information states are [`policy::TabularPolicy`] values.
 
+pub mod checkpoint;
 pub mod config;
 pub mod files;
 pub mod game;

@@ -476,8 +476,10 @@ impl PublicTree {
         })
     }
 
-    /// A state of the information state (`decision`, `hand`).
-    fn info_state(&self, decision: &Decision, hand: usize) -> Box<dyn State> {
+    /// A state of the information state (`decision`, `hand`): a history
+    /// where the acting player holds `hand` (the others the lowest hands
+    /// that fit).
+    pub fn representative_state(&self, decision: &Decision, hand: usize) -> Box<dyn State> {
         let node = decision.node as usize;
         let deal =
             self.representative_deal(self.nodes[node].public_cards, Some((decision.player, hand)));
@@ -486,14 +488,14 @@ impl PublicTree {
 
     /// OpenSpiel's string of the information state (`decision`, `hand`).
     pub fn info_state_string(&self, decision: &Decision, hand: usize) -> String {
-        self.info_state(decision, hand)
+        self.representative_state(decision, hand)
             .information_state_string(decision.player)
     }
 
     /// OpenSpiel's tensor of the information state (`decision`, `hand`),
     /// written into `out`.
     pub fn info_state_tensor(&self, decision: &Decision, hand: usize, out: &mut [f32]) {
-        self.info_state(decision, hand)
+        self.representative_state(decision, hand)
             .information_state_tensor(decision.player, out);
     }
 

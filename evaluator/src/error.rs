@@ -43,9 +43,15 @@ pub enum EvaluatorError {
     /// A command-line value that cannot be used (the message names it).
     #[error("{0}")]
     Usage(String),
+    /// A checkpoint that cannot be read.
+    #[error(transparent)]
+    Checkpoint(#[from] rnad_common::checkpoint::CheckpointError),
     /// Runs that cannot be plotted or summarised.
     #[error(transparent)]
     Experiment(#[from] crate::experiments::ExperimentError),
+    /// A network could not be evaluated.
+    #[error("evaluating the network: {0}")]
+    Network(#[from] candle_core::Error),
     /// The game's public tree could not be built.
     #[error(transparent)]
     Tree(#[from] PublicTreeError),

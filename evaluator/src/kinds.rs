@@ -92,17 +92,22 @@ impl KindEvaluator {
         network_policy(&self.tree, &self.inputs, &self.shape, params)
     }
 
+    /// The post-processed policy of the target parameters: what the
+    /// learner's policy plays (see [`post_process`]).
+    pub fn target_postprocessed(&self, target: &ParamSet) -> candle_core::Result<TabularPolicy> {
+        Ok(self.post_processed(&self.policy(target)?))
+    }
+
+    fn post_processed(&self, policy: &TabularPolicy) -> TabularPolicy {
+        post_process(&self.tree, policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION)
+    }
+
     /// Evaluates every policy kind exactly: one batched forward pass per
     /// parameter set, then the best responses.
     pub fn evaluate(&self, kinds: PolicyKinds) -> candle_core::Result<KindReports> {
         let tree = &self.tree;
         let target_policy = self.policy(kinds.target)?;
-        let processed = post_process(
-            tree,
-            &target_policy,
-            POLICY_THRESHOLD,
-            POLICY_DISCRETIZATION,
-        );
+        let processed = self.post_processed(&target_policy);
         Ok(KindReports {
             online: nash_conv(tree, &self.policy(kinds.online)?),
             target: nash_conv(tree, &target_policy),

@@ -13,7 +13,12 @@ pub struct EvaluatorMetrics {
     pub exploitability: GaugeVec,
     /// Best-response value per policy kind and player.
     pub best_response_value: GaugeVec,
-    /// Seconds per evaluation of every policy kind.
+    /// Head-to-head mode: mean payoff per game of the evaluated policy
+    /// against each opponent of the panel (`opponent`).
+    pub head_to_head: GaugeVec,
+    /// The half-width of the 95% interval of `head_to_head`.
+    pub head_to_head_ci95: GaugeVec,
+    /// Seconds per evaluation.
     pub eval_seconds: Histogram,
     /// Learner step of the last evaluated parameters.
     pub evaluated_step: IntGauge,
@@ -44,10 +49,20 @@ impl EvaluatorMetrics {
                 "Best-response value against each policy kind, per player.",
                 &["policy", "player"],
             ),
+            head_to_head: gauges(
+                "rnad_evaluator_head_to_head",
+                "Mean payoff per game (chips) of the evaluated policy against each opponent of the head-to-head panel.",
+                &["opponent"],
+            ),
+            head_to_head_ci95: gauges(
+                "rnad_evaluator_head_to_head_ci95",
+                "Half-width of the 95% confidence interval of rnad_evaluator_head_to_head.",
+                &["opponent"],
+            ),
             eval_seconds: Histogram::with_opts(
                 HistogramOpts::new(
                     "rnad_evaluator_eval_seconds",
-                    "Seconds to evaluate every policy kind exactly.",
+                    "Seconds per evaluation (exact: every policy kind; head to head: the whole panel).",
                 )
                 .buckets(prometheus::exponential_buckets(0.001, 2.0, 14).expect("valid buckets")),
             )
@@ -63,10 +78,12 @@ impl EvaluatorMetrics {
             )
             .expect("valid metric"),
         };
-        let collectors: [Box<dyn prometheus::core::Collector>; 6] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 8] = [
             Box::new(metrics.nash_conv.clone()),
             Box::new(metrics.exploitability.clone()),
             Box::new(metrics.best_response_value.clone()),
+            Box::new(metrics.head_to_head.clone()),
+            Box::new(metrics.head_to_head_ci95.clone()),
             Box::new(metrics.eval_seconds.clone()),
             Box::new(metrics.evaluated_step.clone()),
             Box::new(metrics.write_failures_total.clone()),

@@ -1,9 +1,10 @@
-//! `rnad-evaluator watch`: exact NashConv of every policy kind for each new
-//! parameter version of a running learner.
+//! `rnad-evaluator watch`: evaluates each new parameter version of a
+//! running learner in the mode its config names (exact NashConv of every
+//! policy kind, or head to head against a panel; see [`crate::run_eval`]).
 //!
 //! Each session connects (a fresh tarpc client), learns the run's config,
 //! then every interval fetches the parameters if their version moved,
-//! evaluates every kind, appends a history line and sets the gauges. Any
+//! evaluates them, appends a history line and sets the gauges. Any
 //! error ends the session; the watcher waits with capped exponential backoff
 //! and starts a new one, so it survives learner restarts. A history line
 //! that cannot be written is logged and counted; watching goes on.
@@ -12,15 +13,17 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use rnad_common::config::EvaluationMode;
 use rnad_common::game::Game;
-use rnad_common::history::HistoryEntry;
+use rnad_common::history::HeadToHead;
 use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::handshake::Token;
-use rnad_common::proto::{self, ClientError, Params, PolicyKind};
+use rnad_common::proto::{self, ClientError, ParamKind, Params};
 
-use crate::kinds::{KindEvaluator, KindReports, PolicyKinds};
+use crate::kinds::{KindReports, PolicyKinds};
 use crate::metrics::EvaluatorMetrics;
+use crate::run_eval::{Evaluation, RunEvaluator};
 
 /// Granularity of the wait between looks, so a stop is seen promptly.
 const STOP_POLL: Duration = Duration::from_millis(50);
@@ -36,6 +39,10 @@ pub struct WatchOptions {
     pub interval: Duration,
     /// The history file to append to.
     pub history: PathBuf,
+    /// Evaluate in this mode instead of the one the run's config names.
+    pub mode: Option<EvaluationMode>,
+    /// A tabular policy file that joins the head-to-head panel.
+    pub panel_policy: Option<PathBuf>,
 }
 
 /// Watches until `stop` is set. A last history line left unfinished by a
@@ -74,11 +81,14 @@ async fn session(
 ) -> Result<(), ClientError> {
     let proto::Joined {
         client,
-        config,
+        mut config,
         hello,
     } = proto::join(&options.learner, options.token.as_ref()).await?;
+    if let Some(mode) = options.mode {
+        config.evaluation.mode = mode;
+    }
     let shape = NetShape::for_config(&config);
-    let evaluator = KindEvaluator::new(config.game.load(), shape.clone())
+    let mut evaluator = RunEvaluator::new(&config, shape.clone(), options.panel_policy.as_deref())
         .map_err(|e| ClientError::Other(e.to_string()))?;
     attempt.connected();
     let mut have = None;
@@ -88,22 +98,21 @@ async fn session(
                 proto::context(),
                 hello.clone(),
                 have,
-                PolicyKind::ALL.to_vec(),
+                ParamKind::ALL.to_vec(),
             )
             .await
             .map_err(|e| ClientError::rpc("fetching parameters", e))??;
         if let Some(params) = reply {
             let timer = Instant::now();
-            let reports = evaluate_params(&evaluator, &shape, &params)?;
+            let evaluation = evaluate_params(&mut evaluator, &shape, &params)?;
             metrics.eval_seconds.observe(timer.elapsed().as_secs_f64());
             metrics.evaluated_step.set(params.version as i64);
-            record(metrics, &reports, evaluator.tree().game().as_ref());
-            let entry = HistoryEntry {
-                learner_step: params.version,
-                wall_seconds: started.elapsed().as_secs_f64(),
-                samples: params.samples,
-                nash_conv: reports.nash_convs(),
-            };
+            record(metrics, &evaluation, evaluator.tree().game().as_ref());
+            let entry = evaluation.entry(
+                params.version,
+                started.elapsed().as_secs_f64(),
+                params.samples,
+            );
             if let Err(error) = rnad_common::jsonl::append(&options.history, &entry) {
                 metrics.write_failures_total.inc();
                 tracing::error!(file = %options.history.display(), %error, "cannot append to the history; watching goes on");
@@ -120,13 +129,13 @@ async fn session(
     Ok(())
 }
 
-/// Every policy kind of `params`, evaluated exactly.
+/// The parameter sets of `params`, evaluated.
 fn evaluate_params(
-    evaluator: &KindEvaluator,
+    evaluator: &mut RunEvaluator,
     shape: &NetShape,
     params: &Params,
-) -> Result<KindReports, ClientError> {
-    let set = |kind: PolicyKind| {
+) -> Result<Evaluation, ClientError> {
+    let set = |kind: ParamKind| {
         params
             .sets
             .iter()
@@ -136,9 +145,9 @@ fn evaluate_params(
             .map_err(ClientError::Other)
     };
     let (online, target, reg) = (
-        set(PolicyKind::Online)?,
-        set(PolicyKind::Target)?,
-        set(PolicyKind::Reg)?,
+        set(ParamKind::Online)?,
+        set(ParamKind::Target)?,
+        set(ParamKind::Reg)?,
     );
     let kinds = PolicyKinds {
         online: &online,
@@ -146,13 +155,36 @@ fn evaluate_params(
         reg: &reg,
     };
     evaluator
-        .evaluate(kinds)
+        .evaluate(kinds, params.version)
         .map_err(|e| ClientError::Other(format!("evaluating: {e}")))
+}
+
+/// Sets the gauges of what was evaluated.
+fn record(metrics: &EvaluatorMetrics, evaluation: &Evaluation, game: &dyn Game) {
+    if let Some(reports) = &evaluation.exact {
+        record_exact(metrics, reports, game);
+    }
+    record_head_to_head(metrics, &evaluation.head_to_head);
+}
+
+/// Each opponent's mean and interval half-width.
+fn record_head_to_head(metrics: &EvaluatorMetrics, results: &[HeadToHead]) {
+    for result in results {
+        let opponent = [result.opponent.as_str()];
+        metrics
+            .head_to_head
+            .with_label_values(&opponent)
+            .set(result.mean);
+        metrics
+            .head_to_head_ci95
+            .with_label_values(&opponent)
+            .set(result.ci95);
+    }
 }
 
 /// Sets the gauges of every kind (exploitability only for two-player
 /// zero-sum games, where it is defined).
-fn record(metrics: &EvaluatorMetrics, reports: &KindReports, game: &dyn Game) {
+fn record_exact(metrics: &EvaluatorMetrics, reports: &KindReports, game: &dyn Game) {
     for (kind, report) in reports.named() {
         metrics
             .nash_conv

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use rnad_common::config::{Averaging, Config};
-use rnad_common::history::{HistoryEntry, NashConvs};
+use rnad_common::history::PolicyKind;
+use rnad_common::history::{HeadToHead, HistoryEntry, NashConvs};
 use rnad_evaluator::commands::Cli;
 use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::{load_run, load_runs};
-use rnad_evaluator::experiments::stats::{band, variant_stats, Axis, PolicyKind};
+use rnad_evaluator::experiments::stats::{band, variant_stats, Axis};
 use rnad_evaluator::experiments::summary::{summary_csv, summary_markdown, CSV_HEADER};
 
 fn scratch(name: &str) -> PathBuf {
@@ -41,12 +42,13 @@ fn entries(steps: &[u64], values: &[f64]) -> Vec<HistoryEntry> {
             learner_step: step,
             wall_seconds: step as f64 / 100.0,
             samples: step * 10,
-            nash_conv: NashConvs {
+            nash_conv: Some(NashConvs {
                 online: v + 1.0,
                 target: v,
                 target_postprocessed: v + 0.5,
                 reg: v + 2.0,
-            },
+            }),
+            head_to_head: Vec::new(),
         })
         .collect()
 }
@@ -238,6 +240,27 @@ fn unusable_runs_are_named_in_the_error() {
     let err = load_run(&empty).unwrap_err().to_string();
     assert!(
         err.contains("empty/history.jsonl") && err.contains("no evaluations"),
+        "{err}"
+    );
+
+    let head_to_head: Vec<HistoryEntry> = good
+        .iter()
+        .map(|e| HistoryEntry {
+            nash_conv: None,
+            head_to_head: vec![HeadToHead {
+                opponent: "uniform".into(),
+                opponent_step: None,
+                mean: 0.5,
+                ci95: 0.1,
+                deals: 100,
+            }],
+            ..e.clone()
+        })
+        .collect();
+    let panel_only = make_run(&root, "panel-only", ema.clone(), &head_to_head);
+    let err = load_run(&panel_only).unwrap_err().to_string();
+    assert!(
+        err.contains("panel-only/history.jsonl") && err.contains("head to head"),
         "{err}"
     );
 

@@ -74,6 +74,9 @@ pub enum LearnerError {
     /// The game's public tree could not be built for evaluation.
     #[error(transparent)]
     Tree(#[from] PublicTreeError),
+    /// An evaluation during training failed.
+    #[error(transparent)]
+    Evaluation(#[from] rnad_evaluator::error::EvaluatorError),
 }
 
 impl LearnerError {

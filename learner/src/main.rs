@@ -338,11 +338,8 @@ fn local(
         open,
     };
     let summary = run_local(config, options, stop)?;
-    if let Some(n) = summary.last {
-        println!(
-            "step {}: NashConv online {} target {} target_postprocessed {} reg {}",
-            summary.step, n.online, n.target, n.target_postprocessed, n.reg
-        );
+    if let Some(last) = summary.last {
+        println!("step {}: {}", last.learner_step, last.describe());
     }
     Ok(())
 }

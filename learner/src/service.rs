@@ -26,7 +26,7 @@ use rnad_common::net::ParamSet;
 use rnad_common::proto::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
 use rnad_common::proto::handshake::{self, AnswerError, Token};
 use rnad_common::proto::{
-    config_hash, config_identity, Hello, LearnerService, Params, PolicyKind, ProtoError, RunInfo,
+    config_hash, config_identity, Hello, LearnerService, ParamKind, Params, ProtoError, RunInfo,
     SubmitAck, WireParams, PROTOCOL_VERSION,
 };
 use rnad_common::trajectory::{Dims, Trajectory};
@@ -217,7 +217,7 @@ impl LearnerService for Service {
         _: Context,
         hello: Hello,
         have: Option<u64>,
-        kinds: Vec<PolicyKind>,
+        kinds: Vec<ParamKind>,
     ) -> Result<Option<Params>, ProtoError> {
         self.0.check(&hello)?;
         let latest = self.0.latest();
@@ -228,9 +228,9 @@ impl LearnerService for Service {
             .into_iter()
             .map(|kind| {
                 let set = match kind {
-                    PolicyKind::Online => &latest.online,
-                    PolicyKind::Target => &latest.target,
-                    PolicyKind::Reg => &latest.reg,
+                    ParamKind::Online => &latest.online,
+                    ParamKind::Target => &latest.target,
+                    ParamKind::Reg => &latest.reg,
                 };
                 WireParams::from_set(set).map(|w| (kind, w))
             })

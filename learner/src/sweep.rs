@@ -323,12 +323,20 @@ impl<'a> Running<'a> {
                 .find_map(|l| serde_json::from_str::<HistoryEntry>(l).ok())
         });
         match last {
-            Some(e) => format!(
-                "{}: evaluated at step {} of {max_steps}: NashConv target {:.4} reg {:.4}",
+            Some(HistoryEntry {
+                learner_step,
+                nash_conv: Some(n),
+                ..
+            }) => format!(
+                "{}: evaluated at step {learner_step} of {max_steps}: NashConv target {:.4} reg {:.4}",
                 self.run.name(),
-                e.learner_step,
-                e.nash_conv.target,
-                e.nash_conv.reg
+                n.target,
+                n.reg
+            ),
+            Some(e) => format!(
+                "{}: evaluated head to head at step {} of {max_steps}",
+                self.run.name(),
+                e.learner_step
             ),
             None => format!("{}: not evaluated yet", self.run.name()),
         }

@@ -15,14 +15,15 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
-use rnad_common::history::{HistoryEntry, NashConvs};
+use rnad_common::history::HistoryEntry;
 use rnad_common::logging::{self, LogFormat};
 use rnad_common::net::NetShape;
 use rnad_common::run_dir::RunDir;
 use rnad_common::trajectory::Trajectory;
-use rnad_evaluator::kinds::{KindEvaluator, PolicyKinds};
+use rnad_evaluator::kinds::PolicyKinds;
+use rnad_evaluator::run_eval::RunEvaluator;
 
-use crate::checkpoint;
+use crate::checkpoint::{self, RunClock};
 use crate::error::LearnerError;
 use crate::resume::published;
 use crate::rnad::{Learner, StepStats};
@@ -39,7 +40,7 @@ pub struct RunSummary {
     /// The learner step reached.
     pub step: u64,
     /// The last evaluation (runs that evaluate).
-    pub last: Option<NashConvs>,
+    pub last: Option<HistoryEntry>,
     /// The final checkpoint.
     pub checkpoint: PathBuf,
 }
@@ -111,10 +112,11 @@ impl Trainer<'_> {
         stop: &AtomicBool,
     ) -> Result<RunSummary, LearnerError> {
         // Only runs that evaluate need the public tree.
-        let evaluator = if options.evaluate {
-            Some(KindEvaluator::new(
-                self.config.game.load(),
+        let mut evaluator = if options.evaluate {
+            Some(RunEvaluator::new(
+                self.config,
                 learner.shape().clone(),
+                None,
             )?)
         } else {
             None
@@ -125,7 +127,7 @@ impl Trainer<'_> {
         let mut last_eval = (learner.state().step, Instant::now());
         // A fresh run records its initial policy, so curves start at step 0;
         // a resumed run's history already holds its checkpoint's step.
-        if let Some(evaluator) = evaluator.as_ref().filter(|_| learner.state().step == 0) {
+        if let Some(evaluator) = evaluator.as_mut().filter(|_| learner.state().step == 0) {
             last = Some(self.evaluate(evaluator, learner, started)?);
         }
         let reached = |step: u64| options.max_steps.is_some_and(|m| step >= m);
@@ -143,7 +145,7 @@ impl Trainer<'_> {
             self.record_step(learner, &stats);
             let step = learner.state().step;
             if let Some(evaluator) = evaluator
-                .as_ref()
+                .as_mut()
                 .filter(|_| self.evaluation_due(step, last_eval.1))
             {
                 last = Some(self.evaluate(evaluator, learner, started)?);
@@ -161,7 +163,7 @@ impl Trainer<'_> {
             }
         }
         let step = learner.state().step;
-        if let Some(evaluator) = evaluator.as_ref().filter(|_| last_eval.0 != step) {
+        if let Some(evaluator) = evaluator.as_mut().filter(|_| last_eval.0 != step) {
             last = Some(self.evaluate(evaluator, learner, started)?);
         }
         let checkpoint = self.save(learner, started)?;
@@ -240,28 +242,26 @@ impl Trainer<'_> {
 
     fn evaluate(
         &self,
-        evaluator: &KindEvaluator,
+        evaluator: &mut RunEvaluator,
         learner: &Learner,
         started: Instant,
-    ) -> Result<NashConvs, LearnerError> {
+    ) -> Result<HistoryEntry, LearnerError> {
         let state = learner.state();
         let kinds = PolicyKinds {
             online: &state.online,
             target: &state.target,
             reg: &state.reg,
         };
-        let nash_conv = evaluator.evaluate(kinds)?.nash_convs();
-        let entry = HistoryEntry {
-            learner_step: state.step,
-            wall_seconds: self.wall_offset + started.elapsed().as_secs_f64(),
-            samples: state.samples,
-            nash_conv: nash_conv.clone(),
-        };
+        let entry = evaluator.evaluate(kinds, state.step)?.entry(
+            state.step,
+            self.wall_offset + started.elapsed().as_secs_f64(),
+            state.samples,
+        );
         let path = self.dir.history();
         if let Err(error) = rnad_common::jsonl::append(&path, &entry) {
             self.write_failed("history", &LearnerError::io(&path, error));
         }
-        Ok(nash_conv)
+        Ok(entry)
     }
 
     /// Logs and counts a failed write of one of the run's files; training
@@ -280,10 +280,10 @@ impl Trainer<'_> {
             &self.dir.checkpoints(),
             learner.state(),
             self.config,
-            (
-                self.wall_offset + started.elapsed().as_secs_f64(),
-                self.source.rng_positions(),
-            ),
+            RunClock {
+                wall_seconds: self.wall_offset + started.elapsed().as_secs_f64(),
+                actor_rngs: self.source.rng_positions(),
+            },
             self.config.checkpoint.keep,
         )
     }
@@ -306,7 +306,7 @@ impl Progress {
         }
     }
 
-    fn report(&mut self, learner: &Learner, stats: &StepStats, last: Option<&NashConvs>) {
+    fn report(&mut self, learner: &Learner, stats: &StepStats, last: Option<&HistoryEntry>) {
         let elapsed = self.since.elapsed().as_secs_f64();
         if elapsed < PROGRESS_INTERVAL.as_secs_f64() {
             return;
@@ -315,26 +315,21 @@ impl Progress {
         let steps_per_s = (state.step - self.step) as f64 / elapsed;
         let samples_per_s = (state.samples - self.samples) as f64 / elapsed;
         if logging::format() == LogFormat::Json {
+            let exact = last.and_then(|e| e.nash_conv.as_ref());
             tracing::info!(
                 step = state.step,
                 steps_per_s,
                 decisions_per_s = samples_per_s,
                 loss_value = stats.loss_value,
                 loss_neurd = stats.loss_neurd,
-                nash_conv_target = last.map(|n| n.target),
-                nash_conv_reg = last.map(|n| n.reg),
+                nash_conv_target = exact.map(|n| n.target),
+                nash_conv_reg = exact.map(|n| n.reg),
+                last_evaluation = last.map(HistoryEntry::describe),
                 "progress"
             );
         } else {
-            let nash = last.map_or_else(
-                || "not evaluated here".to_string(),
-                |n| {
-                    format!(
-                        "NashConv online {:.4} target {:.4} target_pp {:.4} reg {:.4}",
-                        n.online, n.target, n.target_postprocessed, n.reg
-                    )
-                },
-            );
+            let nash =
+                last.map_or_else(|| "not evaluated here".to_string(), HistoryEntry::describe);
             let line = format!(
                 "step {:>8} | {steps_per_s:7.1} steps/s | {samples_per_s:9.0} decisions/s | loss v {:.4} neurd {:.4} | {nash}\n",
                 state.step, stats.loss_value, stats.loss_neurd

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use rnad_common::config::Config;
 use rnad_common::history::HistoryEntry;
+use rnad_common::run_dir::RunDir;
 use rnad_learner::checkpoint;
 use rnad_learner::local::{run_local, LocalOptions};
 use rnad_learner::resume::OpenOptions;
@@ -60,13 +61,13 @@ fn training_on_kuhn_drives_target_nash_conv_below_a_tenth() {
     let first = &entries[0];
     assert_eq!(first.learner_step, 0, "the initial policy is evaluated");
     assert!(
-        first.nash_conv.target > 0.8,
+        first.nash_conv.as_ref().unwrap().target > 0.8,
         "starts near uniform (0.9167): {first:?}"
     );
     let last = entries.last().unwrap();
     assert_eq!(last.learner_step, 3000);
     assert!(
-        last.nash_conv.target <= 0.1,
+        last.nash_conv.as_ref().unwrap().target <= 0.1,
         "target NashConv after 3000 steps: {last:?}"
     );
     assert!(std::fs::read_to_string(dir.join("config.toml"))
@@ -123,7 +124,7 @@ fn with_no_readable_checkpoint_the_run_is_refused_and_nothing_moves() {
     let mut config = kuhn_config(&dir);
     config.checkpoint.interval_steps = 2;
     run(&config, 4).unwrap();
-    let paths = checkpoint::list(&dir.join("checkpoints")).unwrap();
+    let paths = checkpoint::list(&RunDir::new(&dir).checkpoints()).unwrap();
     assert_eq!(paths.len(), 2);
     std::fs::write(&paths[0], b"").unwrap();
     std::fs::write(&paths[1], b"not a checkpoint").unwrap();
@@ -132,7 +133,10 @@ fn with_no_readable_checkpoint_the_run_is_refused_and_nothing_moves() {
         assert!(err.contains(&path.display().to_string()), "{err}");
     }
     assert!(err.contains("no checkpoint in"), "{err}");
-    assert_eq!(checkpoint::list(&dir.join("checkpoints")).unwrap(), paths);
+    assert_eq!(
+        checkpoint::list(&RunDir::new(&dir).checkpoints()).unwrap(),
+        paths
+    );
     assert_eq!(std::fs::read(&paths[1]).unwrap(), b"not a checkpoint");
 }
 
@@ -176,7 +180,7 @@ fn only_the_newest_checkpoints_are_kept() {
     config.checkpoint.interval_steps = 2;
     config.checkpoint.keep = 2;
     run(&config, 9).unwrap();
-    let names: Vec<String> = checkpoint::list(&dir.join("checkpoints"))
+    let names: Vec<String> = checkpoint::list(&RunDir::new(&dir).checkpoints())
         .unwrap()
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -187,5 +191,71 @@ fn only_the_newest_checkpoints_are_kept() {
             "checkpoint-000000000008.safetensors",
             "checkpoint-000000000009.safetensors"
         ]
+    );
+}
+
+/// `evaluation.mode = "head_to_head"`: every evaluation plays the panel
+/// instead of computing NashConv, and the sampled result against uniform
+/// covers the exact expected payoff of the same policy (the final
+/// checkpoint's), computed by walking the tree.
+#[test]
+fn head_to_head_mode_plays_the_panel_and_its_interval_covers_the_exact_value() {
+    use rnad_common::config::EvaluationMode;
+    use rnad_common::public_tree::PublicTree;
+    use rnad_evaluator::headtohead::players::{PlayerSpec, Tabulator};
+    use rnad_evaluator::headtohead::{play_match, Mode};
+
+    let dir = scratch("kuhn_head_to_head");
+    let mut config = kuhn_config(&dir);
+    config.evaluation.mode = EvaluationMode::HeadToHead;
+    config.evaluation.deals = 4000;
+    config.evaluation.interval_steps = 500;
+    run(&config, 1500).unwrap();
+    let entries = history(&dir);
+    let steps: Vec<u64> = entries.iter().map(|e| e.learner_step).collect();
+    assert_eq!(steps, [0, 500, 1000, 1500]);
+    for (i, entry) in entries.iter().enumerate() {
+        assert!(entry.nash_conv.is_none(), "{entry:?}");
+        let opponents: Vec<&str> = entry
+            .head_to_head
+            .iter()
+            .map(|h| h.opponent.as_str())
+            .collect();
+        let expected: &[&str] = if i == 0 {
+            &["uniform", "rules"]
+        } else {
+            &["uniform", "rules", "previous"]
+        };
+        assert_eq!(opponents, expected);
+        if i > 0 {
+            assert_eq!(entry.head_to_head[2].opponent_step, Some(steps[i - 1]));
+        }
+    }
+    let last = &entries[3].head_to_head[0];
+    assert!(
+        last.mean - last.ci95 > 0.0,
+        "the trained policy beats uniform: {last:?}"
+    );
+
+    let tree = PublicTree::build(config.game.load()).unwrap();
+    let checkpoint = checkpoint::list(&RunDir::new(&dir).checkpoints())
+        .unwrap()
+        .pop()
+        .unwrap();
+    let mut tabulator = Tabulator::new(&tree);
+    let learned = tabulator
+        .policy(&PlayerSpec::Checkpoint {
+            path: checkpoint,
+            kind: rnad_common::history::PolicyKind::TargetPostprocessed,
+        })
+        .unwrap();
+    let uniform = tabulator.policy(&PlayerSpec::Uniform).unwrap();
+    let names = ["learned".to_string(), "uniform".to_string()];
+    let exact = play_match(&tree, &names, &[learned, uniform], Mode::Exact).players[0].mean;
+    assert!(
+        (last.mean - exact).abs() <= last.ci95,
+        "sampled {} ± {} against exact {exact}",
+        last.mean,
+        last.ci95
     );
 }

@@ -63,7 +63,7 @@ fn curve(run: &Path) -> Vec<(u64, [f64; 4])> {
         .lines()
         .map(|line| {
             let e: HistoryEntry = serde_json::from_str(line).unwrap();
-            let n = e.nash_conv;
+            let n = e.nash_conv.expect("an exact evaluation");
             (
                 e.learner_step,
                 [n.online, n.target, n.target_postprocessed, n.reg],

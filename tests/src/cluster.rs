@@ -107,23 +107,33 @@ pub fn start_actor(dir: &Path, learner: u16, seed: u64) -> (Process, u16) {
 /// Starts `rnad-evaluator watch` looking every half second; returns it
 /// with its metrics port and history file.
 pub fn start_evaluator(dir: &Path, learner: u16) -> (Process, u16, PathBuf) {
+    start_evaluator_with(dir, learner, "evaluator", &[])
+}
+
+/// Starts `rnad-evaluator watch` with more arguments, its history and log
+/// named after `name`.
+pub fn start_evaluator_with(
+    dir: &Path,
+    learner: u16,
+    name: &str,
+    extra: &[&str],
+) -> (Process, u16, PathBuf) {
     let metrics = free_port();
-    let history = dir.join("eval-history.jsonl");
-    let process = Process::start(
-        "rnad-evaluator",
-        &[
-            "watch",
-            "--learner",
-            &local(learner),
-            "--metrics",
-            &local(metrics),
-            "--interval",
-            "0.5",
-            "--history",
-            history.to_str().unwrap(),
-        ],
-        &dir.join("evaluator.log"),
-    );
+    let history = dir.join(format!("{name}-history.jsonl"));
+    let (learner, metrics_at) = (local(learner), local(metrics));
+    let mut args = vec![
+        "watch",
+        "--learner",
+        &learner,
+        "--metrics",
+        &metrics_at,
+        "--interval",
+        "0.5",
+        "--history",
+        history.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let process = Process::start("rnad-evaluator", &args, &dir.join(format!("{name}.log")));
     (process, metrics, history)
 }
 

@@ -6,12 +6,12 @@
 use std::process::Command;
 
 use rnad_tests::cluster::{
-    learner_step, newest_checkpoint, start_actor, start_evaluator, start_learner, wait_for_steps,
-    LONG, SHORT,
+    learner_step, newest_checkpoint, start_actor, start_evaluator, start_evaluator_with,
+    start_learner, wait_for_steps, LONG, SHORT,
 };
 use rnad_tests::{
     dashboard_queries, free_port, history, labelled, local, promql_metric_names, sample,
-    sample_names, scrape, scratch, wait_for,
+    sample_names, scrape, scratch, wait_for, workspace,
 };
 
 /// `promtool check metrics` on a scrape.
@@ -51,6 +51,18 @@ fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
     let (_a, actor_metrics) = start_actor(&dir, learner.port, 1);
     let (_b, _) = start_actor(&dir, learner.port, 2);
     let (evaluator, evaluator_metrics, history_path) = start_evaluator(&dir, learner.port);
+    let panel_policy = workspace().join("fixtures/openspiel/kuhn_poker_cfrplus100_policy.json");
+    let (panel, panel_metrics, panel_history) = start_evaluator_with(
+        &dir,
+        learner.port,
+        "panel",
+        &[
+            "--mode",
+            "head_to_head",
+            "--panel-policy",
+            panel_policy.to_str().unwrap(),
+        ],
+    );
 
     let best = wait_for(
         "the evaluator's history to show the target policy at NashConv <= 0.15",
@@ -126,7 +138,69 @@ fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
     .is_some());
     assert!(sample(&evaluator_text, "rnad_evaluator_evaluated_step").unwrap() > 0.0);
     assert!(sample(&evaluator_text, "rnad_evaluator_eval_seconds_count").unwrap() > 0.0);
-    dashboard_reads_only_exported_metrics(&[&learner_text, &actor_text, &evaluator_text]);
+    let panel_text = panel_plays_every_opponent(&panel, panel_metrics, &panel_history);
+    dashboard_reads_only_exported_metrics(&[
+        &learner_text,
+        &actor_text,
+        &evaluator_text,
+        &panel_text,
+    ]);
+}
+
+/// A watcher in head-to-head mode plays uniform, rules, its policy file and
+/// the version before on every evaluation after the first, writes them to
+/// its history (without NashConv) and exports them; returns its page.
+fn panel_plays_every_opponent(
+    panel: &rnad_tests::Process,
+    metrics: u16,
+    history_path: &std::path::Path,
+) -> String {
+    let entries = wait_for(
+        "the panel watcher's second evaluation",
+        LONG,
+        || Some(history(history_path)).filter(|e| e.len() >= 2),
+        || panel.stderr(),
+    );
+    let opponents = |entry: &serde_json::Value| -> Vec<String> {
+        entry["head_to_head"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["opponent"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(opponents(&entries[0]), ["uniform", "rules", "policy"]);
+    assert_eq!(
+        opponents(&entries[1]),
+        ["uniform", "rules", "policy", "previous"]
+    );
+    assert_eq!(
+        entries[1]["head_to_head"][3]["opponent_step"],
+        entries[0]["learner_step"]
+    );
+    for entry in &entries {
+        assert!(entry.get("nash_conv").is_none(), "{entry}");
+        for result in entry["head_to_head"].as_array().unwrap() {
+            assert_eq!(result["deals"], 10_000, "the config's default");
+            let half_width = result["ci95"].as_f64().unwrap();
+            assert!(half_width > 0.0 && half_width < 0.1, "{result}");
+        }
+    }
+    let text = wait_for(
+        "the panel watcher's gauges",
+        SHORT,
+        || scrape(metrics).filter(|t| t.contains("opponent=\"previous\"")),
+        || panel.stderr(),
+    );
+    for opponent in ["uniform", "rules", "policy", "previous"] {
+        let label = format!("opponent=\"{opponent}\"");
+        let mean = labelled(&text, "rnad_evaluator_head_to_head", &label);
+        let half_width = labelled(&text, "rnad_evaluator_head_to_head_ci95", &label);
+        assert!(mean.is_some_and(f64::is_finite), "{opponent}:\n{text}");
+        assert!(half_width.is_some_and(|w| w > 0.0), "{opponent}:\n{text}");
+    }
+    assert!(labelled(&text, "rnad_evaluator_nash_conv", "policy=\"target\"").is_none());
+    text
 }
 
 /// Every live `/metrics` page passes `promtool check metrics` (names, types,

@@ -67,7 +67,7 @@ impl FrameLimits {
                 .iter()
                 .map(|(_, dims)| floats(dims.iter().product()))
                 .sum::<usize>();
-        let kinds = super::PolicyKind::ALL.len();
+        let kinds = super::ParamKind::ALL.len();
         // Version and samples, the set count, the sets.
         let response = ENVELOPE + 2 * VARINT_U64 + varint_len(kinds) + kinds * one_set;
         FrameLimits { request, response }

@@ -66,7 +66,7 @@ pub enum ProtoError {
 
 /// The parameter sets a caller can ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum PolicyKind {
+pub enum ParamKind {
     /// θ, what actors play.
     Online,
     /// θ_target.
@@ -75,9 +75,9 @@ pub enum PolicyKind {
     Reg,
 }
 
-impl PolicyKind {
+impl ParamKind {
     /// Every kind.
-    pub const ALL: [PolicyKind; 3] = [PolicyKind::Online, PolicyKind::Target, PolicyKind::Reg];
+    pub const ALL: [ParamKind; 3] = [ParamKind::Online, ParamKind::Target, ParamKind::Reg];
 }
 
 /// Parameter tensors, flattened, in [`NetShape::param_names`] order.
@@ -128,7 +128,7 @@ pub struct Params {
     /// Decisions the learner had consumed.
     pub samples: u64,
     /// The requested kinds.
-    pub sets: Vec<(PolicyKind, WireParams)>,
+    pub sets: Vec<(ParamKind, WireParams)>,
 }
 
 /// What a new client needs to know about the run.
@@ -159,7 +159,7 @@ pub trait LearnerService {
     async fn fetch_params(
         hello: Hello,
         have: Option<u64>,
-        kinds: Vec<PolicyKind>,
+        kinds: Vec<ParamKind>,
     ) -> Result<Option<Params>, ProtoError>;
     /// Queues a batch of at most [`frames::MAX_SUBMIT_TRAJECTORIES`]
     /// finished games (validated first; waits while the queue is full).
@@ -252,7 +252,7 @@ mod tests {
                 message: Ok(LearnerServiceResponse::FetchParams(Ok(Some(Params {
                     version: u64::MAX,
                     samples: u64::MAX,
-                    sets: PolicyKind::ALL.iter().map(|&k| (k, set.clone())).collect(),
+                    sets: ParamKind::ALL.iter().map(|&k| (k, set.clone())).collect(),
                 })))),
             };
             let response = encoded(&reply);

@@ -4,7 +4,9 @@
 
 pub mod bench;
 pub mod eval;
+pub mod head_to_head;
 pub mod plot;
+pub mod reduction;
 pub mod solve;
 pub mod watch;
 
@@ -44,6 +46,16 @@ pub enum Command {
     Solve(solve::SolveArgs),
     /// Evaluate a running learner's policies at every new version.
     Watch(watch::WatchArgs),
+    /// Players against each other in duplicate format: every seating on
+    /// the same deals, mean payoff per player with a 95% interval.
+    #[command(name = "match")]
+    Match(head_to_head::MatchArgs),
+    /// Every combination of the players (and a run's checkpoints) in
+    /// matches: a cross table and a ranking.
+    League(head_to_head::LeagueArgs),
+    /// Seed 002's experiment: reduced k-player CFR players against n − 1
+    /// n-player CFR players, by the n-player CFR's iterations.
+    Reduction(reduction::ReductionArgs),
     /// Draw NashConv over training for a set of runs: per variant the mean
     /// over seeds and the min–max band.
     Plot(plot::PlotArgs),
@@ -59,6 +71,9 @@ impl Cli {
             Command::Solve(args) => solve::run(args, out),
             Command::Bench(args) => bench::run(args, out),
             Command::Plot(args) => plot::run(args, out),
+            Command::Match(args) => head_to_head::run_match(args, out),
+            Command::League(args) => head_to_head::run_league(args, out),
+            Command::Reduction(args) => reduction::run(args, out),
             Command::Watch(args) => watch::run(args),
         }
     }

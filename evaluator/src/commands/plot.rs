@@ -11,7 +11,9 @@ use crate::error::EvaluatorError;
 use crate::experiments::group::group;
 use crate::experiments::plot::{plot, Format, PlotSpec};
 use crate::experiments::runs::load_runs;
-use crate::experiments::stats::{Axis, PolicyKind};
+use rnad_common::history::PolicyKind;
+
+use crate::experiments::stats::Axis;
 
 /// Arguments of `plot`.
 #[derive(Debug, Args)]
@@ -31,7 +33,7 @@ pub struct PlotArgs {
     pub log_y: bool,
     /// Which policy's NashConv. target_postprocessed is what OpenSpiel's
     /// R-NaD solver plays (seed 000's measure).
-    #[arg(long, value_enum, default_value_t = PolicyKind::Target)]
+    #[arg(long, default_value_t = PolicyKind::Target)]
     pub kind: PolicyKind,
     /// The figure's title. Default: the game, the policy kind and the
     /// number of runs.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use rnad_common::config::EvaluationMode;
 use rnad_common::proto::handshake::Token;
 
 use crate::error::EvaluatorError;
@@ -25,9 +26,19 @@ pub struct WatchArgs {
     #[arg(long, default_value_t = 5.0)]
     pub interval: f64,
     /// History file: one JSON line per evaluated version (learner_step,
-    /// wall_seconds since the watcher started, samples, nash_conv per kind).
+    /// wall_seconds since the watcher started, samples, and nash_conv per
+    /// kind or head_to_head per opponent).
     #[arg(long)]
     pub history: PathBuf,
+    /// Evaluate in this mode (exact or head_to_head) instead of the run's
+    /// evaluation.mode: e.g. a second watcher playing the panel beside an
+    /// exact one.
+    #[arg(long)]
+    pub mode: Option<EvaluationMode>,
+    /// A tabular policy file (OpenSpiel JSON) that joins the panel in
+    /// head-to-head mode.
+    #[arg(long)]
+    pub panel_policy: Option<PathBuf>,
     /// File holding the token the learner requires (default: the
     /// RNAD_TOKEN environment variable; none if unset).
     #[arg(long)]
@@ -60,6 +71,8 @@ pub fn run(args: &WatchArgs) -> Result<(), EvaluatorError> {
         token,
         interval: Duration::from_secs_f64(args.interval),
         history: args.history.clone(),
+        mode: args.mode,
+        panel_policy: args.panel_policy.clone(),
     };
     tracing::info!(learner = %args.learner, "watching the learner");
     watch(&options, &stop, &metrics);

@@ -9,7 +9,9 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
 use super::group::Variant;
-use super::stats::{band, Axis, Band, PolicyKind};
+use rnad_common::history::PolicyKind;
+
+use super::stats::{band, Axis, Band};
 use super::ExperimentError;
 
 /// The font PNG text is drawn with (DejaVu Sans, see `assets/`).
@@ -215,6 +217,124 @@ impl Chart<'_> {
             .draw()
             .map_err(|e| e.to_string())
     }
+}
+
+/// One line of an interval figure: points with a 95% interval each.
+#[derive(Clone, Debug)]
+pub struct IntervalSeries {
+    /// The legend entry.
+    pub label: String,
+    /// (x, mean, half-width) per point, x ascending.
+    pub points: Vec<(f64, f64, f64)>,
+}
+
+/// The titles of an interval figure.
+#[derive(Clone, Debug)]
+pub struct IntervalTitles {
+    /// The figure's title.
+    pub title: String,
+    /// The x axis (drawn on a log scale).
+    pub x: String,
+    /// The y axis.
+    pub y: String,
+}
+
+/// Draws lines through each series' means with the intervals as error
+/// bars, x on a log scale and a dashed line at y = 0, and writes the figure
+/// to `out` (PNG or SVG by extension).
+pub fn plot_intervals(
+    series: &[IntervalSeries],
+    titles: &IntervalTitles,
+    out: &Path,
+) -> Result<(), ExperimentError> {
+    let format = Format::of(out)?;
+    let draw_error = |message: String| ExperimentError::Draw {
+        path: out.to_path_buf(),
+        message,
+    };
+    let svg = render_intervals(series, titles).map_err(draw_error)?;
+    let bytes = match format {
+        Format::Svg => svg.into_bytes(),
+        Format::Png => rasterise(&svg).map_err(draw_error)?,
+    };
+    rnad_common::files::write_atomically(out, &bytes).map_err(|source| ExperimentError::Io {
+        path: PathBuf::from(out),
+        source,
+    })
+}
+
+fn render_intervals(series: &[IntervalSeries], titles: &IntervalTitles) -> Result<String, String> {
+    let points = || series.iter().flat_map(|s| s.points.iter().copied());
+    let (x_low, x_high) = points().fold((f64::INFINITY, 0.0f64), |(lo, hi), (x, _, _)| {
+        (lo.min(x), hi.max(x))
+    });
+    let (y_low, y_high) = points().fold((0.0f64, 0.0f64), |(lo, hi), (_, y, w)| {
+        (lo.min(y - w), hi.max(y + w))
+    });
+    if !(x_low.is_finite() && x_low > 0.0) {
+        return Err("no points with x > 0 to draw".into());
+    }
+    let pad = 0.05 * (y_high - y_low).max(1e-9);
+    let x_range = (x_low / 1.3..x_high * 1.3).log_scale();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(&titles.title, ("sans-serif", 24))
+            .margin(20)
+            .x_label_area_size(55)
+            .y_label_area_size(80)
+            .build_cartesian_2d(x_range, y_low - pad..y_high + pad)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc(titles.x.as_str())
+            .y_desc(titles.y.as_str())
+            .axis_desc_style(("sans-serif", 20))
+            .label_style(("sans-serif", 16))
+            .x_label_formatter(&|v| axis_label(*v))
+            .y_label_formatter(&|v| axis_label(*v))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(x_low / 1.3, 0.0), (x_high * 1.3, 0.0)],
+                6,
+                4,
+                BLACK.mix(0.5).stroke_width(1),
+            ))
+            .map_err(|e| e.to_string())?;
+        for (index, line) in series.iter().enumerate() {
+            let colour = COLOURS[index % COLOURS.len()];
+            chart
+                .draw_series(line.points.iter().map(|&(x, y, w)| {
+                    ErrorBar::new_vertical(x, y - w, y, y + w, colour.stroke_width(2), 8)
+                }))
+                .map_err(|e| e.to_string())?;
+            chart
+                .draw_series(LineSeries::new(
+                    line.points.iter().map(|&(x, y, _)| (x, y)),
+                    colour.stroke_width(2),
+                ))
+                .map_err(|e| e.to_string())?
+                .label(line.label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font(("sans-serif", 17))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
 }
 
 /// Ticks of a log axis: 1, 2 and 5 times each power of ten in range, or

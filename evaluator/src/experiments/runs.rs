@@ -15,12 +15,14 @@ pub struct Run {
     pub dir: PathBuf,
     /// The config it recorded.
     pub config: Config,
-    /// Its evaluations, in file order.
+    /// Its exact evaluations, in file order (at least one).
     pub history: Vec<HistoryEntry>,
 }
 
-/// Reads a run directory. A missing or empty history, or any line that is
-/// not an evaluation, is an error naming the file (and line).
+/// Reads a run directory and keeps its exact evaluations (the NashConv
+/// curves experiments draw). A missing history, one without exact
+/// evaluations, or any line that is not an evaluation, is an error naming
+/// the file (and line).
 pub fn load_run(dir: &Path) -> Result<Run, ExperimentError> {
     let config_path = dir.join("config.toml");
     if !config_path.exists() {
@@ -38,7 +40,15 @@ pub fn load_run(dir: &Path) -> Result<Run, ExperimentError> {
         path: path.clone(),
         source,
     })?;
-    let history = parse_history(&path, &text)?;
+    let mut history = parse_history(&path, &text)?;
+    history.retain(|e| e.nash_conv.is_some());
+    if history.is_empty() {
+        return Err(ExperimentError::Unusable {
+            path,
+            message: "no exact evaluations: the run evaluates head to head (evaluation.mode)"
+                .into(),
+        });
+    }
     Ok(Run {
         dir: dir.to_path_buf(),
         config,

@@ -1,54 +1,9 @@
 //! Statistics over the seeds of a variant: the mean curve with its min–max
 //! band, and the summary figures of a sweep.
 
-use rnad_common::history::{HistoryEntry, NashConvs};
+use rnad_common::history::{HistoryEntry, PolicyKind};
 
 use super::runs::Run;
-
-/// Which policy's NashConv.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum PolicyKind {
-    /// θ.
-    Online,
-    /// θ_target.
-    Target,
-    /// θ_target after OpenSpiel's post-processing (what OpenSpiel's R-NaD
-    /// solver plays, and so what seed 000 measured).
-    #[value(name = "target_postprocessed")]
-    TargetPostprocessed,
-    /// θ_reg.
-    Reg,
-}
-
-impl PolicyKind {
-    /// Every kind, in history order.
-    pub const ALL: [PolicyKind; 4] = [
-        PolicyKind::Online,
-        PolicyKind::Target,
-        PolicyKind::TargetPostprocessed,
-        PolicyKind::Reg,
-    ];
-
-    /// The name history files use.
-    pub fn name(self) -> &'static str {
-        match self {
-            PolicyKind::Online => "online",
-            PolicyKind::Target => "target",
-            PolicyKind::TargetPostprocessed => "target_postprocessed",
-            PolicyKind::Reg => "reg",
-        }
-    }
-
-    /// This kind's value in an evaluation.
-    pub fn of(self, n: &NashConvs) -> f64 {
-        match self {
-            PolicyKind::Online => n.online,
-            PolicyKind::Target => n.target,
-            PolicyKind::TargetPostprocessed => n.target_postprocessed,
-            PolicyKind::Reg => n.reg,
-        }
-    }
-}
 
 /// What the horizontal axis counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -99,7 +54,7 @@ pub fn band(runs: &[Run], kind: PolicyKind, axis: Axis) -> Band {
         .map(|run| {
             run.history
                 .iter()
-                .map(|e| (axis.of(e), kind.of(&e.nash_conv)))
+                .filter_map(|e| Some((axis.of(e), kind.of(e.nash_conv.as_ref()?))))
                 .collect()
         })
         .collect();
@@ -202,7 +157,12 @@ pub struct VariantStats {
 pub fn variant_stats(runs: &[Run], kind: PolicyKind) -> VariantStats {
     let values: Vec<Vec<f64>> = runs
         .iter()
-        .map(|run| run.history.iter().map(|e| kind.of(&e.nash_conv)).collect())
+        .map(|run| {
+            run.history
+                .iter()
+                .filter_map(|e| Some(kind.of(e.nash_conv.as_ref()?)))
+                .collect()
+        })
         .collect();
     let tails: Vec<&[f64]> = values
         .iter()

@@ -6,7 +6,9 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use super::group::Variant;
-use super::stats::{variant_stats, PolicyKind, VariantStats};
+use rnad_common::history::PolicyKind;
+
+use super::stats::{variant_stats, VariantStats};
 use super::ExperimentError;
 
 /// The CSV columns, in order.

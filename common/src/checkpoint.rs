@@ -1,0 +1,216 @@
+//! The checkpoint file format: one safetensors file holding named parameter
+//! sets, with counters, actor generator positions and the run's config as
+//! JSON metadata under the key `rnad`. The learner writes and resumes from
+//! these files; the evaluator reads their policies (`eval --checkpoint`,
+//! `export`, `checkpoint:` players). The format lives here, beside both.
+//!
+//! Tensors (all `f32`), for a network of hidden layers `h_0 … h_{L-1}`:
+//! `KIND.torso.I.weight` `[h_I, fan_in]` and `KIND.torso.I.bias` `[h_I]`,
+//! `KIND.policy.weight` `[actions, h_{L-1}]`, `KIND.policy.bias`,
+//! `KIND.value.weight` `[1, h_{L-1}]`, `KIND.value.bias`, for KIND in
+//! `online` (θ), `target` (θ_target), `reg` (θ_reg), `reg_prev` (θ_reg') and
+//! `adam_nu` (Adam's second moments, shaped like θ).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use candle_core::{Device, Tensor};
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::game::GameSpec;
+use crate::net::{NetShape, ParamSet};
+
+/// The format tag a checkpoint carries.
+pub const FORMAT: &str = "rnad-checkpoint-1";
+const PREFIX: &str = "checkpoint-";
+const SUFFIX: &str = ".safetensors";
+
+/// Why a checkpoint file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// It could not be read.
+    #[error("checkpoint {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Its contents are not a checkpoint (torn, foreign, damaged).
+    #[error("checkpoint {} is unreadable: {message}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Counters and settings stored beside the tensors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointMeta {
+    /// Format tag.
+    pub format: String,
+    /// The game.
+    pub game: GameSpec,
+    /// Hidden layer widths of the network.
+    pub hidden: Vec<usize>,
+    /// Learner steps.
+    pub step: u64,
+    /// Regularisation rolls.
+    pub rolls: u64,
+    /// Decisions consumed.
+    pub samples: u64,
+    /// Adam updates applied.
+    pub adam_count: u64,
+    /// Wall-clock seconds of training so far, across restarts.
+    pub wall_seconds: f64,
+    /// Each lockstep actor's generator (seed, word position).
+    pub actor_rngs: Vec<(u64, u128)>,
+    /// The run's full config (TOML).
+    pub config: String,
+}
+
+/// A checkpoint read from disk: its metadata and its named tensors.
+#[derive(Debug)]
+pub struct CheckpointFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Counters and settings.
+    pub meta: CheckpointMeta,
+    tensors: HashMap<String, Tensor>,
+}
+
+impl CheckpointFile {
+    /// Reads and checks a checkpoint file.
+    pub fn read(path: &Path) -> Result<CheckpointFile, CheckpointError> {
+        let unreadable = |message: String| CheckpointError::Unreadable {
+            path: path.to_path_buf(),
+            message,
+        };
+        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let (_, header) = safetensors::SafeTensors::read_metadata(&bytes)
+            .map_err(|e| unreadable(format!("not a readable safetensors file ({e})")))?;
+        let meta_json = header
+            .metadata()
+            .as_ref()
+            .and_then(|m| m.get("rnad"))
+            .ok_or_else(|| unreadable("no rnad metadata: not an rnad checkpoint".into()))?;
+        let meta: CheckpointMeta = serde_json::from_str(meta_json)
+            .map_err(|e| unreadable(format!("bad metadata ({e})")))?;
+        if meta.format != FORMAT {
+            return Err(unreadable(format!(
+                "format `{}`, expected `{FORMAT}`",
+                meta.format
+            )));
+        }
+        let tensors = candle_core::safetensors::load_buffer(&bytes, &Device::Cpu)
+            .map_err(|e| unreadable(format!("tensors unreadable ({e})")))?;
+        Ok(CheckpointFile {
+            path: path.to_path_buf(),
+            meta,
+            tensors,
+        })
+    }
+
+    /// The run's config as the checkpoint recorded it.
+    pub fn config(&self) -> Result<Config, CheckpointError> {
+        Config::from_toml(
+            &self.meta.config,
+            &format!("{}'s config", self.path.display()),
+        )
+        .map_err(|e| CheckpointError::Unreadable {
+            path: self.path.clone(),
+            message: e.to_string(),
+        })
+    }
+
+    /// The parameter set stored under `kind` (`online`, `target`, `reg`,
+    /// `reg_prev`, `adam_nu`), checked against `shape`.
+    pub fn params(&self, shape: &NetShape, kind: &str) -> Result<ParamSet, CheckpointError> {
+        ParamSet::from_named(shape, &format!("{kind}."), &self.tensors).map_err(|message| {
+            CheckpointError::Unreadable {
+                path: self.path.clone(),
+                message,
+            }
+        })
+    }
+}
+
+/// Writes a checkpoint of `sets` (kind, parameters) and `meta` to `path`,
+/// atomically.
+pub fn write(
+    path: &Path,
+    shape: &NetShape,
+    sets: &[(&str, &ParamSet)],
+    meta: &CheckpointMeta,
+) -> Result<(), CheckpointError> {
+    let io = |source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut raw: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
+    for (kind, set) in sets {
+        for (name, tensor) in set.named(shape, &format!("{kind}.")) {
+            let values = tensor
+                .flatten_all()
+                .and_then(|t| t.to_vec1::<f32>())
+                .map_err(|e| io(std::io::Error::other(e.to_string())))?;
+            let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            raw.push((name, tensor.dims().to_vec(), bytes));
+        }
+    }
+    raw.sort_by(|a, b| a.0.cmp(&b.0));
+    let views: Vec<(String, safetensors::tensor::TensorView)> = raw
+        .iter()
+        .map(|(name, dims, bytes)| {
+            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, dims.clone(), bytes)
+                .map(|v| (name.clone(), v))
+                .map_err(|e| io(std::io::Error::other(e.to_string())))
+        })
+        .collect::<Result<_, _>>()?;
+    let metadata = HashMap::from([(
+        "rnad".to_string(),
+        serde_json::to_string(meta).expect("metadata serialises"),
+    )]);
+    let data = safetensors::serialize(views, Some(metadata))
+        .map_err(|e| io(std::io::Error::other(e.to_string())))?;
+    crate::files::write_atomically(path, &data).map_err(io)
+}
+
+/// The checkpoint file for `step` in `dir`.
+pub fn path_for(dir: &Path, step: u64) -> PathBuf {
+    dir.join(format!("{PREFIX}{step:012}{SUFFIX}"))
+}
+
+/// The step a checkpoint file's name records.
+pub fn step_of(path: &Path) -> Option<u64> {
+    let name = path.file_name()?.to_str()?;
+    name.strip_prefix(PREFIX)?
+        .strip_suffix(SUFFIX)?
+        .parse()
+        .ok()
+}
+
+/// Checkpoint files in `dir`, oldest first (none if `dir` does not exist).
+pub fn list(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(PREFIX) && n.ends_with(SUFFIX))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}

@@ -1,0 +1,217 @@
+//! The players of a match, each turned into a tabular policy over the
+//! game's public tree before play (so sampled and exact matches read the
+//! same probabilities, and a network player costs one batched forward pass
+//! over every information state rather than one per decision).
+//!
+//! * `uniform`: uniform over the legal actions;
+//! * `rules`: the game's rule-based player ([`super::rules`]);
+//! * `policy:FILE`: a tabular policy in OpenSpiel's JSON format;
+//! * `checkpoint:FILE[:KIND]`: a learner checkpoint's policy of KIND
+//!   (`online`, `target`, `target_postprocessed` — the default — or `reg`);
+//! * `reduced:FILE`: a k-player Leduc policy played in this n-player Leduc
+//!   game through seed 002's opponent-action abstraction
+//!   ([`super::reduced`]).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use rnad_common::checkpoint::CheckpointFile;
+use rnad_common::game::{Action, GameSpec, State};
+use rnad_common::history::PolicyKind;
+use rnad_common::net::NetShape;
+use rnad_common::policy::TabularPolicy;
+use rnad_common::public_tree::{Decision, PublicTree};
+
+use super::reduced;
+use super::rules;
+use crate::error::EvaluatorError;
+use crate::neural::{
+    network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
+};
+
+/// One player as named on the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// Uniform over the legal actions.
+    Uniform,
+    /// The game's rule-based player.
+    Rules,
+    /// A tabular policy file.
+    Policy(PathBuf),
+    /// A checkpoint's policy of one kind.
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// Which policy.
+        kind: PolicyKind,
+    },
+    /// A smaller game's policy file, through seed 002's abstraction.
+    Reduced(PathBuf),
+}
+
+impl FromStr for PlayerSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let file = |rest: &str| -> Result<PathBuf, String> {
+            if rest.is_empty() {
+                Err(format!("player {s:?}: a file is missing after the colon"))
+            } else {
+                Ok(PathBuf::from(rest))
+            }
+        };
+        match s.split_once(':') {
+            None if s == "uniform" => Ok(PlayerSpec::Uniform),
+            None if s == "rules" => Ok(PlayerSpec::Rules),
+            Some(("policy", rest)) => Ok(PlayerSpec::Policy(file(rest)?)),
+            Some(("reduced", rest)) => Ok(PlayerSpec::Reduced(file(rest)?)),
+            Some(("checkpoint", rest)) => {
+                let (path, kind) = match rest.rsplit_once(':') {
+                    Some((path, kind)) if kind.parse::<PolicyKind>().is_ok() => {
+                        (path, kind.parse().expect("checked"))
+                    }
+                    _ => (rest, PolicyKind::TargetPostprocessed),
+                };
+                Ok(PlayerSpec::Checkpoint {
+                    path: file(path)?,
+                    kind,
+                })
+            }
+            _ => Err(format!(
+                "unknown player {s:?}: use uniform, rules, policy:FILE, checkpoint:FILE[:KIND] or reduced:FILE"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Uniform => f.write_str("uniform"),
+            PlayerSpec::Rules => f.write_str("rules"),
+            PlayerSpec::Policy(path) => write!(f, "policy:{}", path.display()),
+            PlayerSpec::Checkpoint { path, kind } => {
+                write!(f, "checkpoint:{}:{kind}", path.display())
+            }
+            PlayerSpec::Reduced(path) => write!(f, "reduced:{}", path.display()),
+        }
+    }
+}
+
+/// Turns players into tabular policies over one tree, making the network
+/// inputs once for every checkpoint player.
+pub struct Tabulator<'t> {
+    tree: &'t PublicTree,
+    inputs: Option<NetworkInputs>,
+}
+
+impl<'t> Tabulator<'t> {
+    /// A tabulator for `tree`.
+    pub fn new(tree: &'t PublicTree) -> Self {
+        Tabulator { tree, inputs: None }
+    }
+
+    /// `player`'s tabular policy.
+    pub fn policy(&mut self, player: &PlayerSpec) -> Result<TabularPolicy, EvaluatorError> {
+        let tree = self.tree;
+        match player {
+            PlayerSpec::Uniform => Ok(TabularPolicy::uniform(tree)),
+            PlayerSpec::Rules => Ok(pure(tree, |decision, state| {
+                rules::action(tree.spec(), state, decision.player)
+            })),
+            PlayerSpec::Policy(path) => crate::commands::eval::load_policy(tree, path),
+            PlayerSpec::Checkpoint { path, kind } => self.checkpoint(path, *kind),
+            PlayerSpec::Reduced(path) => reduced_from_file(tree, path),
+        }
+    }
+
+    fn checkpoint(
+        &mut self,
+        path: &Path,
+        kind: PolicyKind,
+    ) -> Result<TabularPolicy, EvaluatorError> {
+        let tree = self.tree;
+        let file = CheckpointFile::read(path)?;
+        let config = file.config()?;
+        if config.game != *tree.spec() {
+            return Err(EvaluatorError::Usage(format!(
+                "{}: the checkpoint is for {}, the match is {}",
+                path.display(),
+                config.game,
+                tree.spec()
+            )));
+        }
+        let shape = NetShape::for_config(&config);
+        let params = match kind {
+            PolicyKind::Online => file.params(&shape, "online")?,
+            PolicyKind::Target | PolicyKind::TargetPostprocessed => {
+                file.params(&shape, "target")?
+            }
+            PolicyKind::Reg => file.params(&shape, "reg")?,
+        };
+        let inputs = self.inputs.get_or_insert_with(|| NetworkInputs::new(tree));
+        let policy = network_policy(tree, inputs, &shape, &params)
+            .map_err(|e| EvaluatorError::Usage(format!("{}: {e}", path.display())))?;
+        Ok(if kind == PolicyKind::TargetPostprocessed {
+            post_process(tree, &policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION)
+        } else {
+            policy
+        })
+    }
+}
+
+/// A pure policy: at every information state, probability one on
+/// `choose(decision, a state of it)`.
+fn pure(tree: &PublicTree, choose: impl Fn(&Decision, &dyn State) -> Action) -> TabularPolicy {
+    let mut probs = TabularPolicy::uniform(tree).probs().to_vec();
+    for (decision, hand) in tree.info_states() {
+        let state = tree.representative_state(decision, hand);
+        let action = choose(decision, state.as_ref());
+        let k = decision
+            .legal_actions
+            .iter()
+            .position(|&a| a == action)
+            .expect("a player chooses a legal action");
+        let slots = decision.slots(hand);
+        probs[slots.clone()].fill(0.0);
+        probs[slots.start + k] = 1.0;
+    }
+    TabularPolicy::from_slots(tree, probs).expect("one probability per slot")
+}
+
+/// The reduced player of a k-player policy file over this n-player tree.
+fn reduced_from_file(tree: &PublicTree, path: &Path) -> Result<TabularPolicy, EvaluatorError> {
+    let spec = tree.spec();
+    let text = std::fs::read_to_string(path).map_err(|source| EvaluatorError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let small: GameSpec = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v["game"].as_str().and_then(|g| g.parse().ok()))
+        .ok_or_else(|| {
+            EvaluatorError::Usage(format!(
+                "{}: a reduced player's file must name its game (a `game` field)",
+                path.display()
+            ))
+        })?;
+    let fits = spec.name() == "leduc_poker"
+        && small.name() == "leduc_poker"
+        && small.int("ranks") == spec.int("ranks")
+        && small.int("players") < spec.int("players")
+        && spec.int("starting_player") == 0;
+    if !fits {
+        return Err(EvaluatorError::Usage(format!(
+            "{}: a reduced player plays a Leduc policy for fewer players with the same ranks in a Leduc game starting at player 0; the file is for {small}, the match is {spec}",
+            path.display()
+        )));
+    }
+    let small_tree = PublicTree::build(small.load())?;
+    let small_policy =
+        TabularPolicy::from_json(&small_tree, &text).map_err(|source| EvaluatorError::Policy {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(reduced::reduced_policy(tree, &small_tree, &small_policy))
+}

@@ -1,0 +1,93 @@
+//! What one evaluation during training computes, in the mode the run's
+//! config names (`evaluation.mode`): exact NashConv of every policy kind,
+//! or the post-processed target policy against the head-to-head panel.
+//! The local run and `rnad-evaluator watch` both evaluate through this, so
+//! their history lines mean the same.
+
+use std::path::Path;
+
+use rnad_common::config::{Config, EvaluationMode};
+use rnad_common::history::{HeadToHead, HistoryEntry};
+use rnad_common::net::NetShape;
+use rnad_common::public_tree::PublicTree;
+
+use crate::error::EvaluatorError;
+use crate::kinds::{KindEvaluator, KindReports, PolicyKinds};
+use crate::panel::Panel;
+
+/// The evaluator of one run.
+pub struct RunEvaluator {
+    kinds: KindEvaluator,
+    /// Head-to-head mode's panel; none in exact mode.
+    panel: Option<Panel>,
+}
+
+/// One evaluation's results.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    /// Exact mode: every kind's report.
+    pub exact: Option<KindReports>,
+    /// Head-to-head mode: the result against each opponent of the panel.
+    pub head_to_head: Vec<HeadToHead>,
+}
+
+impl RunEvaluator {
+    /// The evaluator `config` asks for, for networks of `shape`;
+    /// `panel_policy` joins the head-to-head panel.
+    pub fn new(
+        config: &Config,
+        shape: NetShape,
+        panel_policy: Option<&Path>,
+    ) -> Result<RunEvaluator, EvaluatorError> {
+        let kinds = KindEvaluator::new(config.game.load(), shape)?;
+        let panel = match config.evaluation.mode {
+            EvaluationMode::Exact => None,
+            EvaluationMode::HeadToHead => Some(Panel::new(
+                kinds.tree(),
+                panel_policy,
+                config.evaluation.deals,
+                config.seed,
+            )?),
+        };
+        Ok(RunEvaluator { kinds, panel })
+    }
+
+    /// The game's public tree.
+    pub fn tree(&self) -> &PublicTree {
+        self.kinds.tree()
+    }
+
+    /// Evaluates the parameters of learner step `step`.
+    pub fn evaluate(
+        &mut self,
+        params: PolicyKinds,
+        step: u64,
+    ) -> Result<Evaluation, EvaluatorError> {
+        Ok(match &mut self.panel {
+            None => Evaluation {
+                exact: Some(self.kinds.evaluate(params)?),
+                head_to_head: Vec::new(),
+            },
+            Some(panel) => {
+                let policy = self.kinds.target_postprocessed(params.target)?;
+                Evaluation {
+                    exact: None,
+                    head_to_head: panel.play(self.kinds.tree(), policy, step),
+                }
+            }
+        })
+    }
+}
+
+impl Evaluation {
+    /// The history line of this evaluation.
+    pub fn entry(&self, learner_step: u64, wall_seconds: f64, samples: u64) -> HistoryEntry {
+        HistoryEntry {
+            learner_step,
+            wall_seconds,
+            samples,
+            nash_conv: self.exact.as_ref().map(KindReports::nash_convs),
+            head_to_head: self.head_to_head.clone(),
+        }
+    }
+}
