@@ -317,8 +317,22 @@ fn bench_writes_its_figures_to_a_file() {
             "{figures}"
         );
     }
+    for speed in ["match_tabular", "match_network"] {
+        // 10,000 deals in both seatings.
+        assert_eq!(figures[speed]["games"], 20_000, "{figures}");
+        assert!(figures[speed]["games_per_second"].as_f64().unwrap() > 0.0);
+    }
+    assert!(
+        figures["match_network"]["tabulate_seconds"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
     let text = String::from_utf8(output.stdout).unwrap();
-    assert!(text.contains("exact NashConv"), "{text}");
+    assert!(
+        text.contains("exact NashConv") && text.contains("games/s"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -5,8 +5,10 @@
 //! Per game: the public tree's size and build time; one exact NashConv of
 //! the uniform policy (every player's best response and on-policy value),
 //! one CFR and one CFR+ iteration, each repeated until a time budget is
-//! spent (mean, median, minimum); and the peak resident memory while the
-//! game was measured. With `--openspiel PYTHON` the same operations run in
+//! spent (mean, median, minimum); `match` speed (games per second of a
+//! sampled match between tabular players, and between network players
+//! tabulated by one batched forward pass each); and the peak resident
+//! memory while the game was measured. With `--openspiel PYTHON` the same operations run in
 //! OpenSpiel 2.0.2's C++ through `pyspiel` in the same run (NashConv of its
 //! uniform policy, `CFRSolver` and `CFRPlusSolver` iterations), and the
 //! report gives OpenSpiel's seconds over ours.
@@ -26,6 +28,7 @@ use super::{build_tree, emit, game_help, parse_game, write_atomically};
 use crate::cfr::{CfrSolver, CfrVariant};
 use crate::error::EvaluatorError;
 use crate::exploitability::{nash_conv, nash_conv_threads};
+use crate::headtohead::{play_match, Mode};
 use crate::kinds::KindEvaluator;
 
 /// The games measured when none is named.
@@ -41,6 +44,8 @@ const DEFAULT_GAMES: [&str; 7] = [
 
 /// The network a neural policy is timed with (the default config's).
 const NEURAL_HIDDEN: [usize; 2] = [128, 128];
+/// Deals of a timed match (each played by every seating).
+const MATCH_DEALS: usize = 10_000;
 
 /// Arguments of `bench`.
 #[derive(Debug, Args)]
@@ -74,6 +79,20 @@ pub struct Timing {
     pub median_seconds: f64,
     /// Fastest run, in seconds.
     pub min_seconds: f64,
+}
+
+/// The speed of one sampled match.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MatchSpeed {
+    /// Games played (deals times seatings).
+    pub games: usize,
+    /// Seconds to turn the players into tabular policies (the network
+    /// players' batched forward passes; 0 for tabular players).
+    pub tabulate_seconds: f64,
+    /// Seconds to play the games.
+    pub play_seconds: f64,
+    /// Games per second, tabulation included.
+    pub games_per_second: f64,
 }
 
 /// OpenSpiel's figures for one game (seconds of one run each).
@@ -136,6 +155,11 @@ pub struct GameBench {
     /// One evaluation of a neural policy (MLP 128x128): the forward pass
     /// over every information state, then the exact NashConv.
     pub neural_nash_conv: Timing,
+    /// A match of uniform players (tabular).
+    pub match_tabular: MatchSpeed,
+    /// A match of network players (MLP 128x128, one per seat), each
+    /// tabulated by a batched forward pass before play.
+    pub match_network: MatchSpeed,
     /// One CFR iteration (every player's update).
     pub cfr_iteration: Timing,
     /// One CFR+ iteration.
@@ -199,7 +223,7 @@ fn bench_game(spec: &GameSpec, budget: Duration) -> Result<GameBench, EvaluatorE
     let nash_conv_one_thread = time(budget, || {
         std::hint::black_box(nash_conv_threads(&tree, &uniform, 1));
     });
-    let (network_inputs_seconds, neural_nash_conv) = neural_timing(spec, budget)?;
+    let neural = neural_timing(spec, budget)?;
     let mut cfr = CfrSolver::new(&tree, CfrVariant::Cfr);
     let cfr_iteration = time(budget, || cfr.iterate());
     drop(cfr);
@@ -221,8 +245,10 @@ fn bench_game(spec: &GameSpec, budget: Duration) -> Result<GameBench, EvaluatorE
         nash_conv: nash_conv_timing,
         nash_conv_one_thread,
         parallel_identical,
-        network_inputs_seconds,
-        neural_nash_conv,
+        network_inputs_seconds: neural.inputs_seconds,
+        neural_nash_conv: neural.nash_conv,
+        match_tabular: neural.match_tabular,
+        match_network: neural.match_network,
         cfr_iteration,
         cfr_plus_iteration,
         peak_memory_bytes: peak_memory(),
@@ -231,18 +257,28 @@ fn bench_game(spec: &GameSpec, budget: Duration) -> Result<GameBench, EvaluatorE
     })
 }
 
-/// Times the exact evaluation of a freshly initialised network on `spec`:
-/// making the inputs once, then each forward pass and NashConv.
-fn neural_timing(spec: &GameSpec, budget: Duration) -> Result<(f64, Timing), EvaluatorError> {
+/// What [`neural_timing`] measures.
+struct NeuralFigures {
+    inputs_seconds: f64,
+    nash_conv: Timing,
+    match_tabular: MatchSpeed,
+    match_network: MatchSpeed,
+}
+
+/// Times the exact evaluation of a freshly initialised network on `spec`
+/// (making the inputs once, then each forward pass and NashConv), and
+/// matches of tabular and of network players.
+fn neural_timing(spec: &GameSpec, budget: Duration) -> Result<NeuralFigures, EvaluatorError> {
     let game = spec.load();
     let shape = NetShape {
         input: game.information_state_tensor_size(),
         hidden: NEURAL_HIDDEN.to_vec(),
         actions: game.num_distinct_actions(),
     };
+    let players = game.num_players();
     let params = ParamSet::init(&shape, 0).map_err(tensor_error)?;
     let start = Instant::now();
-    let evaluator = KindEvaluator::new(game, shape)?;
+    let evaluator = KindEvaluator::new(game, shape.clone())?;
     let inputs_seconds = start.elapsed().as_secs_f64();
     let mut failed = None;
     let timing = time(budget, || match evaluator.policy(&params) {
@@ -251,10 +287,50 @@ fn neural_timing(spec: &GameSpec, budget: Duration) -> Result<(f64, Timing), Eva
         }
         Err(e) => failed = Some(e),
     });
-    match failed {
-        Some(e) => Err(tensor_error(e)),
-        None => Ok((inputs_seconds, timing)),
+    if let Some(e) = failed {
+        return Err(tensor_error(e));
     }
+    let tree = evaluator.tree();
+    let match_tabular = match_speed(tree, || Ok(vec![TabularPolicy::uniform(tree); players]))?;
+    let match_network = match_speed(tree, || {
+        (0..players)
+            .map(|seat| {
+                let params = ParamSet::init(&shape, seat as u64 + 1).map_err(tensor_error)?;
+                evaluator.policy(&params).map_err(tensor_error)
+            })
+            .collect()
+    })?;
+    Ok(NeuralFigures {
+        inputs_seconds,
+        nash_conv: timing,
+        match_tabular,
+        match_network,
+    })
+}
+
+/// Times one sampled match of [`MATCH_DEALS`] deals between the players
+/// `tabulate` makes.
+fn match_speed(
+    tree: &rnad_common::public_tree::PublicTree,
+    tabulate: impl FnOnce() -> Result<Vec<TabularPolicy>, EvaluatorError>,
+) -> Result<MatchSpeed, EvaluatorError> {
+    let start = Instant::now();
+    let policies = tabulate()?;
+    let tabulate_seconds = start.elapsed().as_secs_f64();
+    let names: Vec<String> = (0..policies.len()).map(|p| format!("p{p}")).collect();
+    let mode = Mode::Sampled {
+        deals: MATCH_DEALS,
+        seed: 0,
+    };
+    let start = Instant::now();
+    let report = play_match(tree, &names, &policies, mode);
+    let play_seconds = start.elapsed().as_secs_f64();
+    Ok(MatchSpeed {
+        games: report.games,
+        tabulate_seconds,
+        play_seconds,
+        games_per_second: report.games as f64 / (tabulate_seconds + play_seconds),
+    })
 }
 
 fn tensor_error(e: candle_core::Error) -> EvaluatorError {
@@ -347,7 +423,9 @@ fn describe(r: &GameBench) -> String {
         "{}: {} public nodes ({:.3e} histories), {} information states, tree {:.1} MB ({:.0} bytes per public node), built in {:.1} ms, peak memory {:.1} MiB\n  \
          exact NashConv (uniform: {:.6}): {}\n  \
          on one thread: {} (speed-up {:.2}x, identical: {})\n  \
-         neural policy (inputs made in {:.1} ms): {}\n  CFR iteration: {}\n  CFR+ iteration: {}",
+         neural policy (inputs made in {:.1} ms): {}\n  \
+         match: {} games, tabular players {:.0} games/s, network players {:.0} games/s ({:.1} ms to tabulate them)\n  \
+         CFR iteration: {}\n  CFR+ iteration: {}",
         r.game,
         r.public_nodes,
         r.histories,
@@ -363,6 +441,10 @@ fn describe(r: &GameBench) -> String {
         r.parallel_identical,
         r.network_inputs_seconds * 1e3,
         ms(&r.neural_nash_conv),
+        r.match_tabular.games,
+        r.match_tabular.games_per_second,
+        r.match_network.games_per_second,
+        r.match_network.tabulate_seconds * 1e3,
         ms(&r.cfr_iteration),
         ms(&r.cfr_plus_iteration),
     );
