@@ -119,3 +119,18 @@ fn liars_dice_matches_openspiel_information_states() {
     let tree = check_against_openspiel("liars_dice", 24_576);
     check_history_tree_agrees(&tree);
 }
+
+/// Non-default parameters behave as in OpenSpiel (fixtures written by
+/// `scripts/openspiel-fixtures.py`).
+#[test]
+fn parameterised_games_match_openspiel_information_states() {
+    for (file, count) in [
+        ("kuhn_poker_4p", 160),
+        ("leduc_poker_start1", 936),
+        ("liars_dice_2dice_2sides", 768),
+        ("liars_dice_4sides_reset_quantity", 1024),
+    ] {
+        let tree = check_against_openspiel(file, count);
+        check_history_tree_agrees(&tree);
+    }
+}

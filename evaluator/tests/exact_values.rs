@@ -16,7 +16,7 @@ use rnad_evaluator::reference::{history_policy, BestResponse};
 use serde_json::Value;
 
 /// The fixture games: (file prefix, spec, uniform NashConv per OpenSpiel).
-const GAMES: [(&str, &str, f64); 5] = [
+const GAMES: [(&str, &str, f64); 9] = [
     ("kuhn_poker", "kuhn_poker", 11.0 / 12.0),
     ("leduc_poker", "leduc_poker", 4.747222222222222),
     ("kuhn_poker_3p", "kuhn_poker(players=3)", 2.0624999999999996),
@@ -26,6 +26,22 @@ const GAMES: [(&str, &str, f64); 5] = [
         12.611221340388003,
     ),
     ("liars_dice", "liars_dice", 1.5614886463844795),
+    ("kuhn_poker_4p", "kuhn_poker(players=4)", 3.4760416666666663),
+    (
+        "leduc_poker_start1",
+        "leduc_poker(starting_player=1)",
+        4.747222222222222,
+    ),
+    (
+        "liars_dice_2dice_2sides",
+        "liars_dice(numdice=2,dice_sides=2)",
+        1.640625,
+    ),
+    (
+        "liars_dice_4sides_reset_quantity",
+        "liars_dice(dice_sides=4,bidding_rule=reset-quantity)",
+        1.400390625,
+    ),
 ];
 
 fn tree(spec: &str) -> PublicTree {
