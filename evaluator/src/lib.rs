@@ -9,6 +9,7 @@
 //! tests hold the fast one against.
 
 pub mod cfr;
+pub mod checkpoint_policy;
 pub mod commands;
 pub mod error;
 pub mod experiments;

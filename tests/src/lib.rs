@@ -158,6 +158,58 @@ impl Drop for Process {
     }
 }
 
+/// What a workspace binary run to its end printed.
+#[derive(Debug)]
+pub struct Finished {
+    /// Its exit status.
+    pub status: std::process::ExitStatus,
+    /// Everything it wrote to stdout.
+    pub stdout: String,
+    /// Everything it wrote to stderr.
+    pub stderr: String,
+}
+
+/// Runs `binary` with `args` to its end (killed and failed after
+/// `timeout`), its output in files under `dir` named after `name`.
+pub fn run_binary(
+    binary: &str,
+    args: &[&str],
+    dir: &Path,
+    name: &str,
+    timeout: Duration,
+) -> Finished {
+    let (out_path, err_path) = (
+        dir.join(format!("{name}.out")),
+        dir.join(format!("{name}.err")),
+    );
+    let mut child = Command::new(bin_dir().join(binary))
+        .args(args)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {binary}: {e}"));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{binary} {args:?} did not finish within {timeout:?}:\n{}",
+                std::fs::read_to_string(&err_path).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Finished {
+        status,
+        stdout: std::fs::read_to_string(&out_path).unwrap(),
+        stderr: std::fs::read_to_string(&err_path).unwrap(),
+    }
+}
+
 /// Sends `signal` to process `pid`.
 pub fn send_signal(pid: u32, signal: libc::c_int) {
     // SAFETY: kill(2) on a child's pid has no memory effects.

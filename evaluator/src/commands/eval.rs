@@ -1,33 +1,45 @@
-//! `rnad-evaluator eval`: exact NashConv of a policy file.
+//! `rnad-evaluator eval`: exact NashConv of a policy file, or of every
+//! policy kind in a learner checkpoint.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 use rnad_common::game::{Game, GameSpec};
+use rnad_common::history::PolicyKind;
 use rnad_common::policy::TabularPolicy;
 use rnad_common::public_tree::PublicTree;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::{build_tree, emit, game_help, parse_game};
+use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
 use crate::exploitability::{nash_conv, NashConvReport};
+use crate::neural::NetworkInputs;
 
 /// Arguments of `eval`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["policy", "checkpoint"])))]
 pub struct EvalArgs {
-    /// Game the policy is for.
+    /// Game the policy is for (required with --policy; with --checkpoint the
+    /// checkpoint names its game, and a --game given must agree).
     #[arg(long, value_parser = parse_game, long_help = game_help())]
-    pub game: GameSpec,
+    pub game: Option<GameSpec>,
     /// Policy file: a JSON object mapping every information-state string to
     /// [[action, probability], ...] (OpenSpiel's tabular format), bare or
     /// under a `policy` field.
     #[arg(long)]
-    pub policy: PathBuf,
-    /// Print exactly one JSON object (keys game, nash_conv, exploitability,
-    /// best_response_values, on_policy_values, seconds_per_eval) instead of
-    /// text.
+    pub policy: Option<PathBuf>,
+    /// A learner checkpoint: every policy kind in it (online, target,
+    /// target_postprocessed, reg) is evaluated.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Print exactly one JSON object instead of text. For a policy: keys
+    /// game, nash_conv, exploitability, best_response_values,
+    /// on_policy_values, seconds_per_eval; for a checkpoint: game,
+    /// checkpoint, step and kinds, an object with one such report (without
+    /// game and timing) per policy kind.
     #[arg(long)]
     pub json: bool,
     /// Evaluate this many times and report the mean time per evaluation.
@@ -49,8 +61,28 @@ pub fn load_policy(tree: &PublicTree, path: &PathBuf) -> Result<TabularPolicy, E
 
 /// Runs `eval`.
 pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
-    let tree = build_tree(&args.game)?;
-    let policy = load_policy(&tree, &args.policy)?;
+    match (&args.policy, &args.checkpoint) {
+        (Some(policy), None) => {
+            let game = args.game.as_ref().ok_or_else(|| {
+                EvaluatorError::Usage("--policy needs --game: the file's game".into())
+            })?;
+            eval_policy(args, game, policy, out)
+        }
+        (None, Some(checkpoint)) => eval_checkpoint(args, checkpoint, out),
+        _ => Err(EvaluatorError::Usage(
+            "give either --policy or --checkpoint".into(),
+        )),
+    }
+}
+
+fn eval_policy(
+    args: &EvalArgs,
+    game: &GameSpec,
+    path: &PathBuf,
+    out: &mut dyn Write,
+) -> Result<(), EvaluatorError> {
+    let tree = build_tree(game)?;
+    let policy = load_policy(&tree, path)?;
     let start = Instant::now();
     let mut report = nash_conv(&tree, &policy);
     for _ in 1..args.repeat {
@@ -58,23 +90,87 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     }
     let seconds_per_eval = start.elapsed().as_secs_f64() / f64::from(args.repeat);
     if args.json {
-        let object = json!({
-            "game": args.game.to_string(),
-            "nash_conv": report.nash_conv,
-            "exploitability": report.exploitability(tree.game().as_ref()),
-            "best_response_values": report.best_response_values,
-            "on_policy_values": report.on_policy_values,
-            "seconds_per_eval": seconds_per_eval,
-        });
+        let mut object = report_json(&report, tree.game().as_ref());
+        object["game"] = json!(game.to_string());
+        object["seconds_per_eval"] = json!(seconds_per_eval);
         emit(out, &object.to_string())
     } else {
-        emit(out, &format!("game: {}", args.game))?;
+        emit(out, &format!("game: {game}"))?;
         emit(out, &describe(&report, tree.game().as_ref()))?;
         emit(
             out,
             &format!("seconds per evaluation: {seconds_per_eval:.3e}"),
         )
     }
+}
+
+fn eval_checkpoint(
+    args: &EvalArgs,
+    path: &Path,
+    out: &mut dyn Write,
+) -> Result<(), EvaluatorError> {
+    let checkpoint = CheckpointPolicies::read(path)?;
+    let game = checkpoint.game().clone();
+    if let Some(given) = &args.game {
+        if *given != game {
+            return Err(EvaluatorError::Usage(format!(
+                "--game {given}, but {} is a checkpoint of {game}",
+                path.display()
+            )));
+        }
+    }
+    let tree = build_tree(&game)?;
+    let inputs = NetworkInputs::new(&tree);
+    let mut reports = Vec::with_capacity(PolicyKind::ALL.len());
+    for kind in PolicyKind::ALL {
+        let policy = checkpoint.policy(&tree, &inputs, kind)?;
+        reports.push((kind, nash_conv(&tree, &policy)));
+    }
+    let game_rules = tree.game();
+    if args.json {
+        let kinds: serde_json::Map<String, Value> = reports
+            .iter()
+            .map(|(kind, report)| {
+                (
+                    kind.name().to_string(),
+                    report_json(report, game_rules.as_ref()),
+                )
+            })
+            .collect();
+        let object = json!({
+            "game": game.to_string(),
+            "checkpoint": path.display().to_string(),
+            "step": checkpoint.step(),
+            "kinds": kinds,
+        });
+        emit(out, &object.to_string())
+    } else {
+        emit(out, &format!("game: {game}"))?;
+        emit(
+            out,
+            &format!(
+                "checkpoint: {} (learner step {})",
+                path.display(),
+                checkpoint.step()
+            ),
+        )?;
+        for (kind, report) in &reports {
+            emit(out, &format!("\n{kind}:"))?;
+            emit(out, &describe(report, game_rules.as_ref()))?;
+        }
+        Ok(())
+    }
+}
+
+/// A report as JSON: nash_conv, exploitability, best_response_values,
+/// on_policy_values.
+fn report_json(report: &NashConvReport, game: &dyn Game) -> Value {
+    json!({
+        "nash_conv": report.nash_conv,
+        "exploitability": report.exploitability(game),
+        "best_response_values": report.best_response_values,
+        "on_policy_values": report.on_policy_values,
+    })
 }
 
 /// The text lines for a NashConv report, naming each quantity unambiguously.

@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod eval;
+pub mod export;
 pub mod head_to_head;
 pub mod plot;
 pub mod reduction;
@@ -40,8 +41,12 @@ pub struct Cli {
 /// The evaluator's subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Exact NashConv of a tabular policy file (OpenSpiel's JSON format).
+    /// Exact NashConv of a tabular policy file (OpenSpiel's JSON format) or
+    /// of every policy kind in a learner checkpoint.
     Eval(eval::EvalArgs),
+    /// Write a checkpoint's policy as a tabular policy file (OpenSpiel's
+    /// JSON format).
+    Export(export::ExportArgs),
     /// Solve a game with tabular CFR+ and write the average policy.
     Solve(solve::SolveArgs),
     /// Evaluate a running learner's policies at every new version.
@@ -68,6 +73,7 @@ impl Cli {
     pub fn run(&self, out: &mut dyn Write) -> Result<(), EvaluatorError> {
         match &self.command {
             Command::Eval(args) => eval::run(args, out),
+            Command::Export(args) => export::run(args, out),
             Command::Solve(args) => solve::run(args, out),
             Command::Bench(args) => bench::run(args, out),
             Command::Plot(args) => plot::run(args, out),

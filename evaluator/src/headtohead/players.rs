@@ -16,19 +16,16 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use rnad_common::checkpoint::CheckpointFile;
 use rnad_common::game::{Action, GameSpec, State};
 use rnad_common::history::PolicyKind;
-use rnad_common::net::NetShape;
 use rnad_common::policy::TabularPolicy;
 use rnad_common::public_tree::{Decision, PublicTree};
 
 use super::reduced;
 use super::rules;
+use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
-use crate::neural::{
-    network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
-};
+use crate::neural::NetworkInputs;
 
 /// One player as named on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,32 +129,9 @@ impl<'t> Tabulator<'t> {
         kind: PolicyKind,
     ) -> Result<TabularPolicy, EvaluatorError> {
         let tree = self.tree;
-        let file = CheckpointFile::read(path)?;
-        let config = file.config()?;
-        if config.game != *tree.spec() {
-            return Err(EvaluatorError::Usage(format!(
-                "{}: the checkpoint is for {}, the match is {}",
-                path.display(),
-                config.game,
-                tree.spec()
-            )));
-        }
-        let shape = NetShape::for_config(&config);
-        let params = match kind {
-            PolicyKind::Online => file.params(&shape, "online")?,
-            PolicyKind::Target | PolicyKind::TargetPostprocessed => {
-                file.params(&shape, "target")?
-            }
-            PolicyKind::Reg => file.params(&shape, "reg")?,
-        };
+        let checkpoint = CheckpointPolicies::read(path)?;
         let inputs = self.inputs.get_or_insert_with(|| NetworkInputs::new(tree));
-        let policy = network_policy(tree, inputs, &shape, &params)
-            .map_err(|e| EvaluatorError::Usage(format!("{}: {e}", path.display())))?;
-        Ok(if kind == PolicyKind::TargetPostprocessed {
-            post_process(tree, &policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION)
-        } else {
-            policy
-        })
+        checkpoint.policy(tree, inputs, kind)
     }
 }
 

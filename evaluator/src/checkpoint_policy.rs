@@ -1,0 +1,83 @@
+//! A learner checkpoint's policies as tabular policies over its game's
+//! public tree: what `eval --checkpoint`, `export` and checkpoint players in
+//! matches read.
+
+use std::path::Path;
+
+use rnad_common::checkpoint::CheckpointFile;
+use rnad_common::config::Config;
+use rnad_common::game::GameSpec;
+use rnad_common::history::PolicyKind;
+use rnad_common::net::NetShape;
+use rnad_common::policy::TabularPolicy;
+use rnad_common::public_tree::PublicTree;
+
+use crate::error::EvaluatorError;
+use crate::neural::{
+    network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
+};
+
+/// A checkpoint with the config it was trained under.
+#[derive(Debug)]
+pub struct CheckpointPolicies {
+    file: CheckpointFile,
+    config: Config,
+}
+
+impl CheckpointPolicies {
+    /// Reads and checks a checkpoint file.
+    pub fn read(path: &Path) -> Result<CheckpointPolicies, EvaluatorError> {
+        let file = CheckpointFile::read(path)?;
+        let config = file.config()?;
+        Ok(CheckpointPolicies { file, config })
+    }
+
+    /// The game it was trained on.
+    pub fn game(&self) -> &GameSpec {
+        &self.config.game
+    }
+
+    /// The learner step it was written at.
+    pub fn step(&self) -> u64 {
+        self.file.meta.step
+    }
+
+    /// Refuses a tree of another game than the checkpoint's.
+    pub fn check_game(&self, tree: &PublicTree) -> Result<(), EvaluatorError> {
+        if self.game() == tree.spec() {
+            return Ok(());
+        }
+        Err(EvaluatorError::Usage(format!(
+            "{}: the checkpoint is for {}, not {}",
+            self.file.path.display(),
+            self.game(),
+            tree.spec()
+        )))
+    }
+
+    /// The policy of `kind` at every information state of `tree` (the
+    /// checkpoint's game): one batched forward pass over `inputs`, and for
+    /// `target_postprocessed` the reference post-processing of θ_target.
+    pub fn policy(
+        &self,
+        tree: &PublicTree,
+        inputs: &NetworkInputs,
+        kind: PolicyKind,
+    ) -> Result<TabularPolicy, EvaluatorError> {
+        self.check_game(tree)?;
+        let shape = NetShape::for_config(&self.config);
+        let tensors = match kind {
+            PolicyKind::Online => "online",
+            PolicyKind::Target | PolicyKind::TargetPostprocessed => "target",
+            PolicyKind::Reg => "reg",
+        };
+        let params = self.file.params(&shape, tensors)?;
+        let policy = network_policy(tree, inputs, &shape, &params)
+            .map_err(|e| EvaluatorError::Usage(format!("{}: {e}", self.file.path.display())))?;
+        Ok(if kind == PolicyKind::TargetPostprocessed {
+            post_process(tree, &policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION)
+        } else {
+            policy
+        })
+    }
+}

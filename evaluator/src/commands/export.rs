@@ -1,0 +1,74 @@
+//! `rnad-evaluator export`: a checkpoint's policy as a tabular policy file
+//! in OpenSpiel's JSON format, so a trained policy can leave the project
+//! (OpenSpiel, other evaluators, `match --players policy:FILE`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use rnad_common::history::PolicyKind;
+use serde_json::json;
+
+use super::{build_tree, emit, write_atomically};
+use crate::checkpoint_policy::CheckpointPolicies;
+use crate::error::EvaluatorError;
+use crate::exploitability::nash_conv;
+use crate::neural::NetworkInputs;
+
+/// Arguments of `export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The learner checkpoint.
+    #[arg(long)]
+    pub checkpoint: PathBuf,
+    /// Which policy: online (θ), target (θ_target), target_postprocessed
+    /// (θ_target after the reference post-processing: what the learner's
+    /// policy plays) or reg (θ_reg).
+    #[arg(long, default_value = "target_postprocessed", value_parser = parse_kind)]
+    pub kind: PolicyKind,
+    /// The policy file to write (JSON): `game`, `description`, `checkpoint`,
+    /// `step`, `kind`, `nash_conv` and `policy`, the map from every
+    /// information-state string to [[action, probability], ...].
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+fn parse_kind(text: &str) -> Result<PolicyKind, String> {
+    text.parse()
+}
+
+/// Runs `export`.
+pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
+    let checkpoint = CheckpointPolicies::read(&args.checkpoint)?;
+    let tree = build_tree(checkpoint.game())?;
+    let inputs = NetworkInputs::new(&tree);
+    let policy = checkpoint.policy(&tree, &inputs, args.kind)?;
+    let report = nash_conv(&tree, &policy);
+    let file = json!({
+        "game": tree.spec().to_string(),
+        "description": format!(
+            "{} policy of rnad checkpoint {} (learner step {})",
+            args.kind,
+            args.checkpoint.display(),
+            checkpoint.step()
+        ),
+        "checkpoint": args.checkpoint.display().to_string(),
+        "step": checkpoint.step(),
+        "kind": args.kind.name(),
+        "nash_conv": report.nash_conv,
+        "policy": policy.to_json(&tree),
+    });
+    let text = serde_json::to_string_pretty(&file).expect("JSON values serialise");
+    write_atomically(&args.out, text.as_bytes())?;
+    emit(
+        out,
+        &format!(
+            "wrote the {} policy of {} ({} information states, NashConv {}) to {}",
+            args.kind,
+            tree.spec(),
+            tree.num_info_states(),
+            report.nash_conv,
+            args.out.display()
+        ),
+    )
+}

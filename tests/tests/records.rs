@@ -1,0 +1,207 @@
+//! What a researcher takes out of a run, through the binaries: a trained
+//! checkpoint evaluated by `rnad-evaluator eval --checkpoint` agrees with
+//! the learner's own evaluation at that step, and every policy kind
+//! exported to OpenSpiel's tabular format evaluates back to the same
+//! NashConv.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rnad_tests::{run_binary, scratch, workspace, Finished};
+use serde_json::Value;
+
+const KINDS: [&str; 4] = ["online", "target", "target_postprocessed", "reg"];
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn succeeded(finished: &Finished) {
+    assert!(
+        finished.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        finished.status,
+        finished.stdout,
+        finished.stderr
+    );
+}
+
+fn json(finished: &Finished) -> Value {
+    succeeded(finished);
+    serde_json::from_str(finished.stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {}", finished.stdout))
+}
+
+/// Trains Kuhn with asynchronous actors for `max_steps`, evaluated every
+/// 100 steps and checkpointed at the end; the run directory.
+fn kuhn_run(dir: &Path, max_steps: u64) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(workspace().join("configs/kuhn.toml"))
+        .unwrap()
+        .replace("interval_seconds = 5.0", "interval_seconds = 0.0")
+        .replace("interval_steps = 0", "interval_steps = 100");
+    let config = dir.join("kuhn.toml");
+    std::fs::write(&config, text).unwrap();
+    let run = dir.join("run");
+    let finished = run_binary(
+        "rnad-learner",
+        &[
+            "local",
+            "--config",
+            config.to_str().unwrap(),
+            "--run-dir",
+            run.to_str().unwrap(),
+            "--max-steps",
+            &max_steps.to_string(),
+        ],
+        dir,
+        "learner",
+        LIMIT,
+    );
+    succeeded(&finished);
+    run
+}
+
+#[test]
+fn checkpoints_evaluate_and_export_to_the_learners_own_nash_conv() {
+    let dir = scratch("records_export");
+    let run = kuhn_run(&dir, 300);
+    let checkpoint = run.join("checkpoints/checkpoint-000000000300.safetensors");
+    let history = std::fs::read_to_string(run.join("history.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(history.lines().last().unwrap()).unwrap();
+    assert_eq!(last["learner_step"], 300, "{history}");
+
+    let report = json(&run_binary(
+        "rnad-evaluator",
+        &[
+            "eval",
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--json",
+        ],
+        &dir,
+        "eval-checkpoint",
+        LIMIT,
+    ));
+    assert_eq!(report["game"], "kuhn_poker");
+    assert_eq!(report["step"], 300);
+    for kind in KINDS {
+        let ours = report["kinds"][kind]["nash_conv"].as_f64().unwrap();
+        let learners = last["nash_conv"][kind].as_f64().unwrap();
+        assert!(
+            (ours - learners).abs() < 1e-12,
+            "{kind}: eval --checkpoint {ours}, the learner's evaluation {learners}"
+        );
+        let exploitability = report["kinds"][kind]["exploitability"].as_f64().unwrap();
+        assert!((exploitability - ours / 2.0).abs() < 1e-15);
+
+        let exported = dir.join(format!("{kind}.json"));
+        let finished = run_binary(
+            "rnad-evaluator",
+            &[
+                "export",
+                "--checkpoint",
+                checkpoint.to_str().unwrap(),
+                "--kind",
+                kind,
+                "--out",
+                exported.to_str().unwrap(),
+            ],
+            &dir,
+            &format!("export-{kind}"),
+            LIMIT,
+        );
+        succeeded(&finished);
+        let file: Value =
+            serde_json::from_str(&std::fs::read_to_string(&exported).unwrap()).unwrap();
+        assert_eq!(file["game"], "kuhn_poker");
+        assert_eq!(file["kind"], kind);
+        assert_eq!(file["step"], 300);
+        assert_eq!(
+            file["policy"].as_object().unwrap().len(),
+            12,
+            "every information state"
+        );
+        assert!((file["nash_conv"].as_f64().unwrap() - ours).abs() < 1e-12);
+
+        let back = json(&run_binary(
+            "rnad-evaluator",
+            &[
+                "eval",
+                "--game",
+                "kuhn_poker",
+                "--policy",
+                exported.to_str().unwrap(),
+                "--json",
+            ],
+            &dir,
+            &format!("eval-{kind}"),
+            LIMIT,
+        ));
+        let round_trip = back["nash_conv"].as_f64().unwrap();
+        assert!(
+            (round_trip - ours).abs() < 1e-9,
+            "{kind}: exported {round_trip}, checkpoint {ours}"
+        );
+    }
+    // The post-processed policy is the target's, thresholded and rounded to
+    // 32nds: every exported probability is a multiple of 1/32.
+    let processed: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("target_postprocessed.json")).unwrap(),
+    )
+    .unwrap();
+    for pairs in processed["policy"].as_object().unwrap().values() {
+        for pair in pairs.as_array().unwrap() {
+            let units = pair[1].as_f64().unwrap() * 32.0;
+            assert_eq!(units, units.round(), "{pairs}");
+        }
+    }
+}
+
+#[test]
+fn eval_refuses_a_checkpoint_of_another_game_and_a_missing_source() {
+    let dir = scratch("records_refusals");
+    let run = kuhn_run(&dir, 100);
+    let checkpoint = run.join("checkpoints/checkpoint-000000000100.safetensors");
+    let finished = run_binary(
+        "rnad-evaluator",
+        &[
+            "eval",
+            "--game",
+            "leduc_poker",
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+        ],
+        &dir,
+        "wrong-game",
+        LIMIT,
+    );
+    assert!(!finished.status.success());
+    assert!(
+        finished.stderr.contains("is a checkpoint of kuhn_poker"),
+        "{}",
+        finished.stderr
+    );
+    let finished = run_binary(
+        "rnad-evaluator",
+        &["eval", "--game", "kuhn_poker"],
+        &dir,
+        "no-source",
+        LIMIT,
+    );
+    assert!(!finished.status.success());
+    assert!(finished.stderr.contains("--policy"), "{}", finished.stderr);
+    let not_a_checkpoint = dir.join("kuhn.toml");
+    let finished = run_binary(
+        "rnad-evaluator",
+        &[
+            "export",
+            "--checkpoint",
+            not_a_checkpoint.to_str().unwrap(),
+            "--out",
+            dir.join("x.json").to_str().unwrap(),
+        ],
+        &dir,
+        "not-a-checkpoint",
+        LIMIT,
+    );
+    assert!(!finished.status.success());
+    assert!(finished.stderr.contains("kuhn.toml"), "{}", finished.stderr);
+    assert!(!dir.join("x.json").exists());
+}
