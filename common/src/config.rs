@@ -67,6 +67,7 @@ pub const OPERATIONAL_KEYS: &[&str] = &[
     "evaluation.deals",
     "checkpoint.interval_steps",
     "checkpoint.keep",
+    "training_log.interval_steps",
     "actors.count",
     "actors.games_per_actor",
     "actors.queue_capacity",
@@ -118,6 +119,26 @@ pub struct Config {
     pub evaluation: EvaluationConfig,
     /// Checkpointing.
     pub checkpoint: CheckpointConfig,
+    /// The training log (`training.jsonl`); older files without the
+    /// section log every 100 steps.
+    #[serde(default)]
+    pub training_log: TrainingLogConfig,
+}
+
+/// The training log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainingLogConfig {
+    /// Learner steps between lines of `training.jsonl`.
+    pub interval_steps: u64,
+}
+
+impl Default for TrainingLogConfig {
+    fn default() -> Self {
+        TrainingLogConfig {
+            interval_steps: 100,
+        }
+    }
 }
 
 /// The policy-value MLP.
@@ -403,7 +424,11 @@ impl Config {
             self.checkpoint.interval_steps as f64,
             "checkpoint.interval_steps",
         )?;
-        positive(self.checkpoint.keep as f64, "checkpoint.keep")
+        positive(self.checkpoint.keep as f64, "checkpoint.keep")?;
+        positive(
+            self.training_log.interval_steps as f64,
+            "training_log.interval_steps",
+        )
     }
 }
 

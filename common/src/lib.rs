@@ -25,4 +25,5 @@ pub mod policy;
 pub mod proto;
 pub mod public_tree;
 pub mod run_dir;
+pub mod training_log;
 pub mod trajectory;

@@ -30,6 +30,12 @@ impl RunDir {
         self.root.join("history.jsonl")
     }
 
+    /// `training.jsonl`: losses, throughput and lag every
+    /// `training_log.interval_steps` steps ([`crate::training_log`]).
+    pub fn training_log(&self) -> PathBuf {
+        self.root.join("training.jsonl")
+    }
+
     /// `config-changes.jsonl`: one line per accepted change of the config
     /// on resume ([`crate::config::ConfigChange`]).
     pub fn config_changes(&self) -> PathBuf {

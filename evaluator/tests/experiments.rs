@@ -11,7 +11,7 @@ use rnad_common::history::{HeadToHead, HistoryEntry, NashConvs};
 use rnad_evaluator::commands::Cli;
 use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::{load_run, load_runs};
-use rnad_evaluator::experiments::stats::{band, variant_stats, Axis};
+use rnad_evaluator::experiments::stats::{band, variant_stats, Axis, Measure};
 use rnad_evaluator::experiments::summary::{summary_csv, summary_markdown, CSV_HEADER};
 
 fn scratch(name: &str) -> PathBuf {
@@ -141,7 +141,7 @@ fn band_is_mean_min_and_max_over_seeds_on_the_common_range() {
         &entries(&[0, 20, 40], &[6.0, 2.0, 0.0]),
     );
     let runs = vec![load_run(&a).unwrap(), load_run(&b).unwrap()];
-    let target = band(&runs, PolicyKind::Target, Axis::Steps);
+    let target = band(&runs, &Measure::NashConv(PolicyKind::Target), Axis::Steps);
     // x = 10: seed 1 interpolated halfway between 6 and 2 → 4; seed 0 is 3.
     // x = 30: seed 1 halfway between 2 and 0 → 1; seed 0 is 1.
     // Step 40 is beyond seed 0's range, so the band stops at 30.
@@ -149,9 +149,9 @@ fn band_is_mean_min_and_max_over_seeds_on_the_common_range() {
     assert_eq!(target.mean, [5.0, 3.5, 2.0, 1.0]);
     assert_eq!(target.min, [4.0, 3.0, 2.0, 1.0]);
     assert_eq!(target.max, [6.0, 4.0, 2.0, 1.0]);
-    let reg = band(&runs, PolicyKind::Reg, Axis::Steps);
+    let reg = band(&runs, &Measure::NashConv(PolicyKind::Reg), Axis::Steps);
     assert_eq!(reg.mean, [7.0, 5.5, 4.0, 3.0], "reg is target + 2 here");
-    let wall = band(&runs, PolicyKind::Target, Axis::Wall);
+    let wall = band(&runs, &Measure::NashConv(PolicyKind::Target), Axis::Wall);
     assert_eq!(wall.x, [0.0, 0.1, 0.2, 0.3], "wall time is step / 100 here");
 }
 

@@ -17,4 +17,5 @@ pub mod serve;
 pub mod service;
 pub mod sweep;
 pub mod training;
+pub mod training_log;
 pub mod vtrace;

@@ -36,7 +36,7 @@ pub struct LearnerMetrics {
     /// not_rnad, protocol, token).
     pub refused_connections_total: IntCounterVec,
     /// Writes of the run's files that failed (`file` = checkpoint,
-    /// history); each is retried at its next interval.
+    /// history, training_log); each is retried at its next interval.
     pub write_failures_total: IntCounterVec,
 }
 
@@ -157,7 +157,7 @@ impl LearnerMetrics {
                 .refused_connections_total
                 .with_label_values(&[reason]);
         }
-        for file in ["checkpoint", "history"] {
+        for file in ["checkpoint", "history", "training_log"] {
             metrics.write_failures_total.with_label_values(&[file]);
         }
         for term in ["value", "neurd"] {

@@ -10,11 +10,11 @@
 //! * A newest checkpoint that cannot be read (torn by a power loss, say) is
 //!   moved aside, never deleted, and the one before it is used; only when no
 //!   checkpoint is readable does the learner refuse, naming each file.
-//! * A last line of `history.jsonl` cut short by a crash is removed, and the
-//!   evaluations past the checkpoint's step are dropped (they are made
-//!   again).
+//! * A last line of `history.jsonl` or `training.jsonl` cut short by a
+//!   crash is removed, and the lines past the checkpoint's step are dropped
+//!   (they are made again).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -157,30 +157,38 @@ fn record_changes(
     rnad_common::jsonl::append(&path, &record).map_err(|e| LearnerError::io(&path, e))
 }
 
-/// Loads the newest readable checkpoint under `dir` (moving unreadable
-/// newer ones aside), repairs the history and cuts it back to the
-/// checkpoint's step; a fresh learner when there is no checkpoint.
-fn resume(config: &Config, dir: &RunDir, device: &Device) -> Result<Resumed, LearnerError> {
-    let history = dir.history();
-    let cut =
-        rnad_common::jsonl::cut_torn_tail(&history).map_err(|e| LearnerError::io(&history, e))?;
+/// Repairs an append-only log of the run (a last line cut short by a
+/// crash) and drops its lines past `step`, the checkpoint resumed from
+/// (they are made again).
+fn cut_back(path: &Path, step: Option<u64>) -> Result<(), LearnerError> {
+    let cut = rnad_common::jsonl::cut_torn_tail(path).map_err(|e| LearnerError::io(path, e))?;
     if cut > 0 {
         tracing::warn!(
-            file = %history.display(),
+            file = %path.display(),
             bytes = cut,
             "cut off a last line left unfinished by a crash"
         );
     }
-    let newest = newest_readable(config, &dir.checkpoints())?;
-    let step = newest.as_ref().map(|(_, loaded)| loaded.meta.step);
-    let dropped = rnad_common::jsonl::drop_after_step(&history, step)
-        .map_err(|e| LearnerError::io(&history, e))?;
+    let dropped =
+        rnad_common::jsonl::drop_after_step(path, step).map_err(|e| LearnerError::io(path, e))?;
     if dropped > 0 {
         tracing::info!(
-            file = %history.display(),
+            file = %path.display(),
             dropped,
-            "dropped evaluations made after the last checkpoint (they will be made again)"
+            "dropped lines written after the last checkpoint (they will be made again)"
         );
+    }
+    Ok(())
+}
+
+/// Loads the newest readable checkpoint under `dir` (moving unreadable
+/// newer ones aside), repairs the history and cuts it back to the
+/// checkpoint's step; a fresh learner when there is no checkpoint.
+fn resume(config: &Config, dir: &RunDir, device: &Device) -> Result<Resumed, LearnerError> {
+    let newest = newest_readable(config, &dir.checkpoints())?;
+    let step = newest.as_ref().map(|(_, loaded)| loaded.meta.step);
+    for log in [dir.history(), dir.training_log()] {
+        cut_back(&log, step)?;
     }
     let Some((path, loaded)) = newest else {
         return Ok(Resumed {

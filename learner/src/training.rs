@@ -28,6 +28,7 @@ use crate::error::LearnerError;
 use crate::resume::published;
 use crate::rnad::{Learner, StepStats};
 use crate::service::Hub;
+use crate::training_log::TrainingLog;
 
 /// How often progress is printed.
 const PROGRESS_INTERVAL: Duration = Duration::from_secs(2);
@@ -125,6 +126,7 @@ impl Trainer<'_> {
         let mut progress = Progress::new(learner);
         let mut last = None;
         let mut last_eval = (learner.state().step, Instant::now());
+        let mut log = TrainingLog::new(learner.state(), &self.hub.metrics);
         // A fresh run records its initial policy, so curves start at step 0;
         // a resumed run's history already holds its checkpoint's step.
         if let Some(evaluator) = evaluator.as_mut().filter(|_| learner.state().step == 0) {
@@ -132,7 +134,7 @@ impl Trainer<'_> {
         }
         let reached = |step: u64| options.max_steps.is_some_and(|m| step >= m);
         while !stop.load(Ordering::SeqCst) && !reached(learner.state().step) {
-            let Some(batch) = self.next_batch(learner.state().step, stop)? else {
+            let Some(batch) = self.next_batch(learner.state().step, stop, &mut log)? else {
                 break;
             };
             let timer = Instant::now();
@@ -143,7 +145,11 @@ impl Trainer<'_> {
                 .observe(timer.elapsed().as_secs_f64());
             self.hub.publish(published(learner));
             self.record_step(learner, &stats);
+            log.step(&stats);
             let step = learner.state().step;
+            if step % self.config.training_log.interval_steps == 0 {
+                self.write_training_log(&mut log, learner, started);
+            }
             if let Some(evaluator) = evaluator
                 .as_mut()
                 .filter(|_| self.evaluation_due(step, last_eval.1))
@@ -161,6 +167,9 @@ impl Trainer<'_> {
             if options.progress {
                 progress.report(learner, &stats, last.as_ref());
             }
+        }
+        if !log.is_empty() {
+            self.write_training_log(&mut log, learner, started);
         }
         let step = learner.state().step;
         if let Some(evaluator) = evaluator.as_mut().filter(|_| last_eval.0 != step) {
@@ -189,6 +198,22 @@ impl Trainer<'_> {
         m.queue_depth.set(self.hub.queue_depth() as i64);
     }
 
+    /// Appends the interval's line to `training.jsonl`; a failed write is
+    /// counted and training goes on.
+    fn write_training_log(&self, log: &mut TrainingLog, learner: &Learner, started: Instant) {
+        let record = log.finish(
+            learner.state(),
+            &self.hub.metrics,
+            self.wall_offset + started.elapsed().as_secs_f64(),
+            self.config.rnad.learning_rate,
+            self.hub.queue_depth(),
+        );
+        let path = self.dir.training_log();
+        if let Err(error) = rnad_common::jsonl::append(&path, &record) {
+            self.write_failed("training_log", &LearnerError::io(&path, error));
+        }
+    }
+
     /// Step-based evaluations fall on multiples of the interval, so runs
     /// (and a run and its resumption) are evaluated at the same steps.
     fn evaluation_due(&self, step: u64, since: Instant) -> bool {
@@ -204,6 +229,7 @@ impl Trainer<'_> {
         &mut self,
         step: u64,
         stop: &AtomicBool,
+        log: &mut TrainingLog,
     ) -> Result<Option<Vec<Trajectory>>, LearnerError> {
         let size = self.config.rnad.batch_size;
         match &mut self.source {
@@ -225,6 +251,7 @@ impl Trainer<'_> {
                         Ok(t) => {
                             let lag = self.hub.policy_lag(t.param_version);
                             self.hub.metrics.policy_lag.observe(lag as f64);
+                            log.lag(lag);
                             if self.hub.is_stale(t.param_version) {
                                 self.hub.metrics.dropped_trajectories_total.inc();
                             } else {

@@ -1,10 +1,11 @@
-//! What a researcher takes out of a run, through the binaries: a trained
-//! checkpoint evaluated by `rnad-evaluator eval --checkpoint` agrees with
-//! the learner's own evaluation at that step, and every policy kind
-//! exported to OpenSpiel's tabular format evaluates back to the same
-//! NashConv.
+//! What a researcher takes out of a run, through the binaries: the
+//! training log with every column, cut back on resume and drawn by `plot
+//! --metric`; a trained checkpoint evaluated by `rnad-evaluator eval
+//! --checkpoint` agrees with the learner's own evaluation at that step, and
+//! every policy kind exported to OpenSpiel's tabular format evaluates back
+//! to the same NashConv.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rnad_tests::{run_binary, scratch, workspace, Finished};
@@ -29,13 +30,15 @@ fn json(finished: &Finished) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", finished.stdout))
 }
 
-/// Trains Kuhn with asynchronous actors for `max_steps`, evaluated every
-/// 100 steps and checkpointed at the end; the run directory.
-fn kuhn_run(dir: &Path, max_steps: u64) -> std::path::PathBuf {
+/// Trains Kuhn with asynchronous actors for `max_steps` (counted across
+/// restarts), evaluated every 100 steps, a training-log line every 50 and
+/// checkpointed at the end; the run directory.
+fn kuhn_run(dir: &Path, max_steps: u64) -> PathBuf {
     let text = std::fs::read_to_string(workspace().join("configs/kuhn.toml"))
         .unwrap()
         .replace("interval_seconds = 5.0", "interval_seconds = 0.0")
-        .replace("interval_steps = 0", "interval_steps = 100");
+        .replace("interval_steps = 0", "interval_steps = 100")
+        + "\n[training_log]\ninterval_steps = 50\n";
     let config = dir.join("kuhn.toml");
     std::fs::write(&config, text).unwrap();
     let run = dir.join("run");
@@ -204,4 +207,109 @@ fn eval_refuses_a_checkpoint_of_another_game_and_a_missing_source() {
     assert!(!finished.status.success());
     assert!(finished.stderr.contains("kuhn.toml"), "{}", finished.stderr);
     assert!(!dir.join("x.json").exists());
+}
+
+fn training_log(run: &Path) -> Vec<Value> {
+    std::fs::read_to_string(run.join("training.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
+#[test]
+fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
+    let dir = scratch("records_training_log");
+    let run = kuhn_run(&dir, 200);
+    let lines = training_log(&run);
+    let steps: Vec<u64> = lines
+        .iter()
+        .map(|l| l["learner_step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [50, 100, 150, 200]);
+    for line in &lines {
+        for column in [
+            "wall_seconds",
+            "samples",
+            "steps",
+            "loss_value",
+            "loss_neurd",
+            "alpha",
+            "learning_rate",
+            "steps_per_second",
+            "decisions_per_second",
+            "queue_depth",
+            "policy_lag_median",
+            "policy_lag_p99",
+            "dropped_trajectories",
+            "rejected_batches",
+        ] {
+            assert!(line[column].is_number(), "{column} in {line}");
+        }
+        assert_eq!(line["steps"], 50);
+        assert_eq!(line["learning_rate"], 3e-4);
+        assert!(line["loss_value"].as_f64().unwrap().is_finite());
+        assert!(line["steps_per_second"].as_f64().unwrap() > 0.0);
+        assert!(line["policy_lag_p99"].as_f64() >= line["policy_lag_median"].as_f64());
+    }
+
+    // A crash after the checkpoint at 200 left a line past it and a torn
+    // one: resuming drops both, and the log goes on from 200.
+    let path = run.join("training.jsonl");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(
+        &lines[3]
+            .to_string()
+            .replace("\"learner_step\":200", "\"learner_step\":250"),
+    );
+    text.push_str("\n{\"learner_step\":3");
+    std::fs::write(&path, text).unwrap();
+    kuhn_run(&dir, 300);
+    let steps: Vec<u64> = training_log(&run)
+        .iter()
+        .map(|l| l["learner_step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [50, 100, 150, 200, 250, 300]);
+
+    // plot --metric draws a column of it.
+    let figure = dir.join("loss.svg");
+    let finished = run_binary(
+        "rnad-evaluator",
+        &[
+            "plot",
+            "--runs",
+            run.to_str().unwrap(),
+            "--metric",
+            "loss_neurd",
+            "--out",
+            figure.to_str().unwrap(),
+        ],
+        &dir,
+        "plot",
+        LIMIT,
+    );
+    succeeded(&finished);
+    let svg = std::fs::read_to_string(&figure).unwrap();
+    assert!(svg.contains("loss_neurd"), "the axis names the column");
+    let finished = run_binary(
+        "rnad-evaluator",
+        &[
+            "plot",
+            "--runs",
+            run.to_str().unwrap(),
+            "--metric",
+            "no_such_column",
+            "--out",
+            figure.to_str().unwrap(),
+        ],
+        &dir,
+        "plot-unknown",
+        LIMIT,
+    );
+    assert!(!finished.status.success());
+    assert!(
+        finished.stderr.contains("no_such_column"),
+        "{}",
+        finished.stderr
+    );
 }

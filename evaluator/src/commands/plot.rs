@@ -1,5 +1,6 @@
-//! `rnad-evaluator plot`: NashConv against steps or wall time for a set of
-//! runs, one colour per variant, the mean over seeds with its min–max band.
+//! `rnad-evaluator plot`: NashConv (or any numeric column of the training
+//! log or history) against steps or wall time for a set of runs, one colour
+//! per variant, the mean over seeds with its min–max band.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,7 +14,8 @@ use crate::experiments::plot::{plot, Format, PlotSpec};
 use crate::experiments::runs::load_runs;
 use rnad_common::history::PolicyKind;
 
-use crate::experiments::stats::Axis;
+use crate::experiments::stats::{Axis, Measure};
+use crate::experiments::ExperimentError;
 
 /// Arguments of `plot`.
 #[derive(Debug, Args)]
@@ -28,9 +30,15 @@ pub struct PlotArgs {
     /// Horizontal axis: learner steps or training wall time.
     #[arg(long, value_enum, default_value_t = Axis::Steps)]
     pub x: Axis,
-    /// Logarithmic NashConv axis.
+    /// Logarithmic vertical axis.
     #[arg(long)]
     pub log_y: bool,
+    /// Draw this numeric column instead of NashConv: any field of
+    /// training.jsonl (loss_value, loss_neurd, alpha, steps_per_second,
+    /// decisions_per_second, queue_depth, policy_lag_p99, ...) or, failing
+    /// that, of history.jsonl with dots for nested fields (nash_conv.reg).
+    #[arg(long)]
+    pub metric: Option<String>,
     /// Which policy's NashConv. target_postprocessed is what OpenSpiel's
     /// R-NaD solver plays (seed 000's measure).
     #[arg(long, default_value_t = PolicyKind::Target)]
@@ -48,13 +56,28 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     let runs = load_runs(&args.runs)?;
     let count = runs.len();
     let game = runs[0].config.game.clone();
+    let measure = match &args.metric {
+        Some(name) => Measure::Column(name.clone()),
+        None => Measure::NashConv(args.kind),
+    };
+    if let Some(run) = runs.iter().find(|r| measure.curve(r, args.x).is_empty()) {
+        return Err(ExperimentError::Unusable {
+            path: run.dir.clone(),
+            message: format!(
+                "no numeric values of `{}` in training.jsonl or history.jsonl",
+                measure.title()
+            ),
+        }
+        .into());
+    }
     let variants = group(runs);
+    let default_title = match &measure {
+        Measure::NashConv(kind) => format!("{game}: NashConv of the {} policy", kind.name()),
+        Measure::Column(name) => format!("{game}: {name}"),
+    };
     let spec = PlotSpec {
-        title: args
-            .title
-            .clone()
-            .unwrap_or_else(|| format!("{game}: NashConv of the {} policy", args.kind.name())),
-        kind: args.kind,
+        title: args.title.clone().unwrap_or(default_title),
+        measure,
         axis: args.x,
         log_y: args.log_y,
     };

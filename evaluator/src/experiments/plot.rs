@@ -1,4 +1,4 @@
-//! The NashConv figure: per variant, the mean over seeds as a line and the
+//! The training figure (NashConv or any logged column): per variant, the mean over seeds as a line and the
 //! min–max band shaded, drawn with plotters as SVG and rasterised with
 //! resvg for PNG (with a bundled font, so text renders on any machine).
 
@@ -9,9 +9,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
 use super::group::Variant;
-use rnad_common::history::PolicyKind;
-
-use super::stats::{band, Axis, Band};
+use super::stats::{band, Axis, Band, Measure};
 use super::ExperimentError;
 
 /// The font PNG text is drawn with (DejaVu Sans, see `assets/`).
@@ -28,7 +26,7 @@ const COLOURS: [RGBColor; 7] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
 ];
-/// The smallest NashConv a log axis shows (exact zeros are clamped to it).
+/// The smallest value a log axis shows (exact zeros are clamped to it).
 const LOG_FLOOR: f64 = 1e-6;
 
 /// What to draw.
@@ -36,11 +34,11 @@ const LOG_FLOOR: f64 = 1e-6;
 pub struct PlotSpec {
     /// The figure's title.
     pub title: String,
-    /// Which policy's NashConv.
-    pub kind: PolicyKind,
+    /// What the curves show.
+    pub measure: Measure,
     /// Steps or wall time.
     pub axis: Axis,
-    /// Logarithmic NashConv axis.
+    /// Logarithmic vertical axis.
     pub log_y: bool,
 }
 
@@ -76,7 +74,7 @@ pub fn plot(variants: &[Variant], spec: &PlotSpec, out: &Path) -> Result<(), Exp
     };
     let bands: Vec<Band> = variants
         .iter()
-        .map(|v| band(&v.runs, spec.kind, spec.axis))
+        .map(|v| band(&v.runs, &spec.measure, spec.axis))
         .collect();
     let svg = render_svg(variants, &bands, spec).map_err(draw_error)?;
     let bytes = match format {
@@ -127,14 +125,20 @@ fn render_svg(variants: &[Variant], bands: &[Band], spec: &PlotSpec) -> Result<S
                 (low..high).log_scale().with_key_points(ticks),
             )?;
         } else {
-            chart.draw(&root, 0.0..x_max, 0.0..y_high * 1.05)?;
+            // NashConv starts the axis at zero; a column such as a loss
+            // may go below it.
+            let low = y_low.min(0.0);
+            let high = y_high.max(0.0);
+            let margin = ((high - low) * 0.05).max(1e-12);
+            let low = if low < 0.0 { low - margin } else { low };
+            chart.draw(&root, 0.0..x_max, low..high + margin)?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
 }
 
-/// The parts of a figure, drawn on either kind of NashConv axis.
+/// The parts of a figure, drawn on either kind of vertical axis.
 struct Chart<'a> {
     variants: &'a [Variant],
     bands: &'a [Band],
@@ -163,7 +167,7 @@ impl Chart<'_> {
         chart
             .configure_mesh()
             .x_desc(self.spec.axis.title())
-            .y_desc(format!("NashConv ({})", self.spec.kind.name()))
+            .y_desc(self.spec.measure.title())
             .axis_desc_style(("sans-serif", 20))
             .label_style(("sans-serif", 16))
             .y_labels(12)

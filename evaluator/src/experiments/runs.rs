@@ -1,5 +1,5 @@
-//! A run directory as experiments read it: its recorded `config.toml` and
-//! its `history.jsonl`, every line checked.
+//! A run directory as experiments read it: its recorded `config.toml`, its
+//! `history.jsonl` and its `training.jsonl`, every line checked.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +17,8 @@ pub struct Run {
     pub config: Config,
     /// Its exact evaluations, in file order (at least one).
     pub history: Vec<HistoryEntry>,
+    /// The lines of its `training.jsonl` (none if it has no such file).
+    pub training: Vec<serde_json::Value>,
 }
 
 /// Reads a run directory and keeps its exact evaluations (the NashConv
@@ -49,11 +51,42 @@ pub fn load_run(dir: &Path) -> Result<Run, ExperimentError> {
                 .into(),
         });
     }
+    let training = read_training_log(&dir.join("training.jsonl"))?;
     Ok(Run {
         dir: dir.to_path_buf(),
         config,
         history,
+        training,
     })
+}
+
+/// The lines of a training log as JSON objects (an absent file has none);
+/// a line that is not a JSON object is an error naming the file and line.
+fn read_training_log(path: &Path) -> Result<Vec<serde_json::Value>, ExperimentError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(ExperimentError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| {
+            serde_json::from_str::<serde_json::Value>(line)
+                .ok()
+                .filter(serde_json::Value::is_object)
+                .ok_or_else(|| ExperimentError::Malformed {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                    message: "not a JSON object".into(),
+                })
+        })
+        .collect()
 }
 
 /// Parses history lines (blank lines are skipped); at least one entry, and

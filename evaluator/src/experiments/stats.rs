@@ -1,7 +1,7 @@
 //! Statistics over the seeds of a variant: the mean curve with its min–max
 //! band, and the summary figures of a sweep.
 
-use rnad_common::history::{HistoryEntry, PolicyKind};
+use rnad_common::history::PolicyKind;
 
 use super::runs::Run;
 
@@ -15,11 +15,12 @@ pub enum Axis {
 }
 
 impl Axis {
-    /// An evaluation's position on this axis.
-    pub fn of(self, entry: &HistoryEntry) -> f64 {
+    /// A line's position on this axis: its `learner_step` or
+    /// `wall_seconds`.
+    fn of(self, learner_step: u64, wall_seconds: f64) -> f64 {
         match self {
-            Axis::Steps => entry.learner_step as f64,
-            Axis::Wall => entry.wall_seconds,
+            Axis::Steps => learner_step as f64,
+            Axis::Wall => wall_seconds,
         }
     }
 
@@ -30,6 +31,71 @@ impl Axis {
             Axis::Wall => "training wall time (s)",
         }
     }
+}
+
+/// What a curve shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Measure {
+    /// One policy kind's NashConv from `history.jsonl`.
+    NashConv(PolicyKind),
+    /// A numeric column of `training.jsonl` (`loss_value`, `alpha`, ...)
+    /// or, failing that, of `history.jsonl` with dots for nested fields
+    /// (`samples`, `nash_conv.reg`).
+    Column(String),
+}
+
+impl Measure {
+    /// The vertical axis's title.
+    pub fn title(&self) -> String {
+        match self {
+            Measure::NashConv(kind) => format!("NashConv ({})", kind.name()),
+            Measure::Column(name) => name.clone(),
+        }
+    }
+
+    /// A run's curve of this measure, in file order (empty when the run
+    /// has no such values).
+    pub fn curve(&self, run: &Run, axis: Axis) -> Vec<(f64, f64)> {
+        match self {
+            Measure::NashConv(kind) => run
+                .history
+                .iter()
+                .filter_map(|e| {
+                    let x = axis.of(e.learner_step, e.wall_seconds);
+                    Some((x, kind.of(e.nash_conv.as_ref()?)))
+                })
+                .collect(),
+            Measure::Column(name) => {
+                let from_training = column(&run.training, name, axis);
+                if !from_training.is_empty() {
+                    return from_training;
+                }
+                let history: Vec<serde_json::Value> = run
+                    .history
+                    .iter()
+                    .map(|e| serde_json::to_value(e).expect("history entries serialise"))
+                    .collect();
+                column(&history, name, axis)
+            }
+        }
+    }
+}
+
+/// The numeric values of the dotted field `name` in `lines`, against
+/// `axis`.
+fn column(lines: &[serde_json::Value], name: &str, axis: Axis) -> Vec<(f64, f64)> {
+    lines
+        .iter()
+        .filter_map(|line| {
+            let value = name
+                .split('.')
+                .try_fold(line, |v, part| v.get(part))?
+                .as_f64()?;
+            let step = line.get("learner_step")?.as_u64()?;
+            let wall = line.get("wall_seconds")?.as_f64()?;
+            Some((axis.of(step, wall), value))
+        })
+        .collect()
 }
 
 /// A variant's curve: at each x, the mean, minimum and maximum over seeds.
@@ -48,16 +114,9 @@ pub struct Band {
 /// The band over `runs`: on every x where some run was evaluated, within
 /// the range every run covers, each run's value linearly interpolated
 /// between its own evaluations (exact where runs share evaluation steps).
-pub fn band(runs: &[Run], kind: PolicyKind, axis: Axis) -> Band {
-    let curves: Vec<Vec<(f64, f64)>> = runs
-        .iter()
-        .map(|run| {
-            run.history
-                .iter()
-                .filter_map(|e| Some((axis.of(e), kind.of(e.nash_conv.as_ref()?))))
-                .collect()
-        })
-        .collect();
+/// Every run must have at least one value of `measure`.
+pub fn band(runs: &[Run], measure: &Measure, axis: Axis) -> Band {
+    let curves: Vec<Vec<(f64, f64)>> = runs.iter().map(|run| measure.curve(run, axis)).collect();
     let start = curves
         .iter()
         .map(|c| c[0].0)
