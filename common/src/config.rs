@@ -28,6 +28,15 @@ pub enum ConfigError {
         /// The parser's message.
         message: String,
     },
+    /// A `--set` or `--grid` that names no key of the config or gives a
+    /// value of the wrong type.
+    #[error("--set `{key}`: {message}")]
+    Override {
+        /// The dotted key as given.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A value out of its range.
     #[error("config key `{key}`: {message}")]
     Invalid {

@@ -11,6 +11,7 @@
 
 pub mod checkpoint;
 pub mod config;
+pub mod config_keys;
 pub mod files;
 pub mod game;
 pub mod history;
@@ -21,6 +22,7 @@ pub mod listener;
 pub mod logging;
 pub mod metrics;
 pub mod net;
+pub mod overrides;
 pub mod policy;
 pub mod proto;
 pub mod public_tree;

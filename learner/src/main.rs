@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use candle_core::Device;
 use clap::{Args, Parser, Subcommand};
-use rnad_common::config::{Averaging, Config};
+use rnad_common::config::Config;
 use rnad_common::listener::Limits;
 use rnad_common::logging::{self, LogFormat};
 use rnad_common::net::parse_device;
+use rnad_common::overrides::{Grid, Override};
 use rnad_common::proto::handshake::Token;
 use rnad_learner::error::LearnerError;
 use rnad_learner::local::{run_local, LocalOptions};
@@ -36,6 +37,17 @@ struct Cli {
     /// Log format: text or json.
     #[arg(long, global = true, env = "RNAD_LOG_FORMAT", default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+}
+
+/// Settings given on the command line.
+#[derive(Debug, Args)]
+struct SetArgs {
+    /// Set one config key, dotted as in the TOML file
+    /// (`--set rnad.learning_rate=1e-3 --set network.hidden=[64,64]`);
+    /// repeatable, applied after the file and checked like it (`rnad-learner
+    /// config` lists every key).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<Override>,
 }
 
 /// How a run is opened, and where its learner computes.
@@ -132,6 +144,8 @@ enum Command {
         #[arg(long)]
         run_dir: Option<PathBuf>,
         #[command(flatten)]
+        set: SetArgs,
+        #[command(flatten)]
         run: RunArgs,
     },
     /// Serve actors and evaluators over tarpc and train. SIGINT/SIGTERM
@@ -155,25 +169,31 @@ enum Command {
         #[arg(long)]
         max_steps: Option<u64>,
         #[command(flatten)]
+        set: SetArgs,
+        #[command(flatten)]
         run: RunArgs,
         #[command(flatten)]
         listener: ListenerArgs,
     },
-    /// Run a config for every (averaging variant, seed) pair, each in
-    /// OUT/VARIANT/seed-SEED, then write OUT/summary.md and OUT/summary.csv.
-    /// Interrupted, the same command resumes every run where it stopped.
+    /// Run a config for every combination of the grids' values and every
+    /// seed, each in OUT/KEY=VALUE,.../seed-SEED, then write OUT/summary.md
+    /// and OUT/summary.csv. Interrupted, the same command resumes every run
+    /// where it stopped.
     Sweep {
-        /// The experiment every run starts from (its seed and averaging are
-        /// replaced).
+        /// The experiment every run starts from (its seed, run_dir and the
+        /// grids' keys are replaced).
         #[arg(long)]
         config: PathBuf,
         /// Seeds, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "0,1,2")]
         seeds: Vec<u64>,
-        /// Averaging variants, comma-separated: none, ema, am, scheduled.
-        #[arg(long, value_delimiter = ',', default_value = "none,ema,am,scheduled",
-              value_parser = rnad_learner::sweep::parse_variant)]
-        variants: Vec<Averaging>,
+        /// One key and its values (`--grid rnad.averaging=none,ema,am,scheduled`,
+        /// `--grid network.hidden=[64,64],[128,128]`); repeatable: the runs
+        /// cover the product of the grids.
+        #[arg(long = "grid", value_name = "KEY=V1,V2,...")]
+        grids: Vec<Grid>,
+        #[command(flatten)]
+        set: SetArgs,
         /// Learner steps per run.
         #[arg(long)]
         max_steps: u64,
@@ -201,12 +221,27 @@ enum Command {
         /// Where the learner computes: cpu, cuda or cuda:N.
         #[arg(long, default_value = "cpu", value_parser = parse_device)]
         device: Device,
+        #[command(flatten)]
+        set: SetArgs,
+    },
+    /// Print the resolved config (a file, or the built-in Leduc default,
+    /// with --set applied) as TOML with every key's meaning and range.
+    Config {
+        /// Experiment config (TOML). Default: the built-in configs/leduc.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[command(flatten)]
+        set: SetArgs,
     },
 }
 
+/// The run's config: the file given, else the run directory's recorded
+/// one, else the built-in default; then the overrides and the run
+/// directory.
 fn resolve_config(
     config: Option<PathBuf>,
     run_dir: Option<PathBuf>,
+    overrides: &[Override],
 ) -> Result<Config, LearnerError> {
     let recorded = run_dir
         .as_ref()
@@ -215,7 +250,8 @@ fn resolve_config(
     let mut resolved = match (config, recorded) {
         (Some(path), _) | (None, Some(path)) => Config::load(&path)?,
         (None, None) => Config::from_toml(DEFAULT_CONFIG, "built-in configs/leduc.toml")?,
-    };
+    }
+    .with_overrides(overrides)?;
     if let Some(dir) = run_dir {
         resolved.run_dir = dir;
     }
@@ -230,14 +266,17 @@ fn main() -> ExitCode {
             config,
             max_steps,
             run_dir,
+            set,
             run,
-        } => local(config, max_steps, run_dir, run.options()),
+        } => resolve_config(config, run_dir, &set.overrides)
+            .and_then(|config| local(config, max_steps, run.options())),
         Command::Serve {
             config,
             listen,
             metrics,
             run_dir,
             max_steps,
+            set,
             run,
             listener,
         } => listener.limits().and_then(|limits| {
@@ -252,16 +291,19 @@ fn main() -> ExitCode {
                     evaluate: false,
                 },
             };
-            serve(config, run_dir, options)
+            resolve_config(config, run_dir, &set.overrides)
+                .and_then(|config| serve(config, options))
         }),
         Command::Sweep {
             config,
             seeds,
-            variants,
+            grids,
+            set,
             max_steps,
             out,
             jobs,
         } => Config::load(&config)
+            .and_then(|base| base.with_overrides(&set.overrides))
             .map_err(LearnerError::from)
             .and_then(|base| {
                 let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -269,7 +311,7 @@ fn main() -> ExitCode {
                 run_sweep(SweepOptions {
                     base,
                     seeds,
-                    variants,
+                    grids,
                     max_steps,
                     out,
                     jobs,
@@ -282,7 +324,9 @@ fn main() -> ExitCode {
             seconds,
             out,
             device,
-        } => bench(config, seconds, out, &device),
+            set,
+        } => bench(config, &set.overrides, seconds, out, &device),
+        Command::Config { config, set } => print_config(config, &set.overrides),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -293,13 +337,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn serve(
-    config: Option<PathBuf>,
-    run_dir: Option<PathBuf>,
-    options: ServeOptions,
-) -> Result<(), LearnerError> {
+fn serve(config: Config, options: ServeOptions) -> Result<(), LearnerError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
-    let config = resolve_config(config, run_dir)?;
     let token = if options.limits.token.is_some() {
         "peers must present the token"
     } else {
@@ -324,14 +363,8 @@ fn serve(
     Ok(())
 }
 
-fn local(
-    config: Option<PathBuf>,
-    max_steps: Option<u64>,
-    run_dir: Option<PathBuf>,
-    open: OpenOptions,
-) -> Result<(), LearnerError> {
+fn local(config: Config, max_steps: Option<u64>, open: OpenOptions) -> Result<(), LearnerError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
-    let config = resolve_config(config, run_dir)?;
     let options = LocalOptions {
         max_steps,
         progress: true,
@@ -348,9 +381,9 @@ fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
     let runs = sweep::plan(&options)?;
     tracing::info!(
-        "sweep: {} runs ({} variants x {} seeds) to step {}, {} at a time, in {}",
+        "sweep: {} runs ({} combinations x {} seeds) to step {}, {} at a time, in {}",
         runs.len(),
-        options.variants.len(),
+        runs.len() / options.seeds.len().max(1),
         options.seeds.len(),
         options.max_steps,
         options.jobs,
@@ -376,6 +409,7 @@ fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
 
 fn bench(
     config: Option<PathBuf>,
+    overrides: &[Override],
     seconds: f64,
     out: Option<PathBuf>,
     device: &Device,
@@ -383,7 +417,8 @@ fn bench(
     let config = match config {
         Some(path) => Config::load(&path)?,
         None => Config::from_toml(REFERENCE_CONFIG, "built-in configs/leduc-reference.toml")?,
-    };
+    }
+    .with_overrides(overrides)?;
     let out =
         out.unwrap_or_else(|| PathBuf::from(format!("target/bench/learner-{}.json", config.game)));
     let scratch = std::env::temp_dir().join(format!("rnad-bench-{}", std::process::id()));
@@ -400,5 +435,15 @@ fn bench(
         .map_err(|e| LearnerError::io(&out, e))?;
     println!("{text}");
     tracing::info!("figures written to {}", out.display());
+    Ok(())
+}
+
+fn print_config(config: Option<PathBuf>, overrides: &[Override]) -> Result<(), LearnerError> {
+    let config = match config {
+        Some(path) => Config::load(&path)?,
+        None => Config::from_toml(DEFAULT_CONFIG, "built-in configs/leduc.toml")?,
+    }
+    .with_overrides(overrides)?;
+    print!("{}", rnad_common::config_keys::describe(&config));
     Ok(())
 }

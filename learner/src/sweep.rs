@@ -1,6 +1,7 @@
-//! `rnad-learner sweep`: one experiment config run for every (averaging
-//! variant, seed) pair, each in its own run directory, as many at once as
-//! asked, then summarised.
+//! `rnad-learner sweep`: one experiment config run for every combination
+//! of the grids' values (`--grid KEY=V1,V2`, any config key; several grids
+//! give their product) and every seed, each in its own run directory named
+//! by its settings, as many at once as asked, then summarised.
 //!
 //! Every run is a `rnad-learner local` child process on its run directory
 //! (its output in `log.txt` there), so a crash stays inside one run and an
@@ -15,8 +16,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rnad_common::config::{Averaging, Config};
+use rnad_common::config::Config;
 use rnad_common::history::HistoryEntry;
+use rnad_common::overrides::{display_value, Grid, Override};
 use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::load_run;
 use rnad_evaluator::experiments::summary::write_summary;
@@ -34,10 +36,10 @@ const PROGRESS_INTERVAL: Duration = Duration::from_secs(30);
 pub struct SweepOptions {
     /// The experiment every run starts from.
     pub base: Config,
-    /// Seeds, each run once per variant.
+    /// Seeds, each run once per combination of the grids.
     pub seeds: Vec<u64>,
-    /// Averaging modes of the regularisation network.
-    pub variants: Vec<Averaging>,
+    /// Keys and the values each takes.
+    pub grids: Vec<Grid>,
     /// Learner steps per run.
     pub max_steps: u64,
     /// Where the run directories and the summary go.
@@ -50,11 +52,11 @@ pub struct SweepOptions {
     pub program: PathBuf,
 }
 
-/// One (variant, seed) run of a sweep.
+/// One run of a sweep: a combination of the grids' values and a seed.
 #[derive(Clone, Debug)]
 pub struct SweepRun {
-    /// Its averaging mode.
-    pub variant: Averaging,
+    /// The grid values it takes, one per grid.
+    pub settings: Vec<Override>,
     /// Its seed.
     pub seed: u64,
     /// Its config (run directory included).
@@ -62,9 +64,11 @@ pub struct SweepRun {
 }
 
 impl SweepRun {
-    /// A short name: `ema seed 1`.
+    /// A short name: `rnad.averaging=ema seed 1`.
     pub fn name(&self) -> String {
-        format!("{} seed {}", variant_name(self.variant), self.seed)
+        let mut parts: Vec<String> = self.settings.iter().map(Override::to_string).collect();
+        parts.push(format!("seed {}", self.seed));
+        parts.join(" ")
     }
 
     fn dir(&self) -> &Path {
@@ -72,47 +76,64 @@ impl SweepRun {
     }
 }
 
-/// The name a variant has on the command line and in directory names.
-pub fn variant_name(variant: Averaging) -> &'static str {
-    match variant {
-        Averaging::None => "none",
-        Averaging::Ema => "ema",
-        Averaging::Am => "am",
-        Averaging::Scheduled => "scheduled",
+/// Grid keys the sweep sets itself.
+const RESERVED: [(&str, &str); 2] = [
+    ("seed", "give seeds with --seeds"),
+    (
+        "run_dir",
+        "the sweep names run directories after their settings",
+    ),
+];
+
+/// The directory of one combination under OUT: its settings joined by
+/// commas (`rnad.averaging=ema,rnad.eta=0.1`), a `/` in a value written as
+/// `_`; OUT itself without grids.
+fn combination_dir(out: &Path, settings: &[Override]) -> PathBuf {
+    if settings.is_empty() {
+        return out.to_path_buf();
     }
+    let name: Vec<String> = settings
+        .iter()
+        .map(|o| format!("{}={}", o.key, display_value(&o.value).replace('/', "_")))
+        .collect();
+    out.join(name.join(","))
 }
 
-/// A variant from its name (`none`, `ema`, `am`, `scheduled`).
-pub fn parse_variant(name: &str) -> Result<Averaging, String> {
-    [
-        Averaging::None,
-        Averaging::Ema,
-        Averaging::Am,
-        Averaging::Scheduled,
-    ]
-    .into_iter()
-    .find(|&v| variant_name(v) == name)
-    .ok_or_else(|| format!("unknown variant {name:?}: use none, ema, am or scheduled"))
+/// Every combination of one value per grid, in the grids' order.
+fn combinations(grids: &[Grid]) -> Vec<Vec<Override>> {
+    grids.iter().fold(vec![Vec::new()], |done, grid| {
+        done.iter()
+            .flat_map(|prefix| {
+                grid.overrides().into_iter().map(move |o| {
+                    let mut next = prefix.clone();
+                    next.push(o);
+                    next
+                })
+            })
+            .collect()
+    })
 }
 
-/// Every run of the sweep, with its directory `OUT/VARIANT/seed-SEED`.
-/// A directory that already holds a run of a different config is an error
-/// naming the first setting that differs (nothing is overwritten).
+/// Every run of the sweep, in `OUT/SETTINGS/seed-SEED`. A grid over a key
+/// the config lacks, a value it refuses, or a directory that already holds
+/// a run of a different config is an error naming the key or the first
+/// setting that differs (nothing is overwritten).
 pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, LearnerError> {
+    for grid in &options.grids {
+        if let Some((key, why)) = RESERVED.iter().find(|(key, _)| *key == grid.key) {
+            return Err(LearnerError::Usage(format!("--grid {key}: {why}")));
+        }
+    }
     let mut runs = Vec::new();
-    for &variant in &options.variants {
+    for settings in combinations(&options.grids) {
         for &seed in &options.seeds {
-            let mut config = options.base.clone();
+            let mut config = options.base.with_overrides(&settings)?;
             config.seed = seed;
-            config.rnad.averaging = variant;
-            config.run_dir = options
-                .out
-                .join(variant_name(variant))
-                .join(format!("seed-{seed}"));
+            config.run_dir = combination_dir(&options.out, &settings).join(format!("seed-{seed}"));
             config.validate()?;
             check_recorded(&config)?;
             runs.push(SweepRun {
-                variant,
+                settings: settings.clone(),
                 seed,
                 config,
             });

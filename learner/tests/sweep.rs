@@ -1,5 +1,5 @@
-//! `rnad-learner sweep` through the binary on Kuhn: every (variant, seed)
-//! run in its own directory, resumed where it stopped (interrupted by a step
+//! `rnad-learner sweep` through the binary on Kuhn: every (grid value,
+//! seed) run in its own directory named by its settings, resumed where it stopped (interrupted by a step
 //! budget or by SIGTERM) with the same histories as a straight run, the
 //! summary written, finished runs left alone, and foreign run directories
 //! refused.
@@ -37,11 +37,13 @@ fn write_config(dir: &Path) -> PathBuf {
     path
 }
 
+/// `sweep` over the averaging variants given (comma-separated) and seeds.
 fn sweep(config: &Path, out: &Path, variants: &str, seeds: &str, max_steps: u64) -> Output {
+    let grid = format!("rnad.averaging={variants}");
     Command::new(LEARNER)
         .args(["sweep", "--config"])
         .arg(config)
-        .args(["--variants", variants, "--seeds", seeds, "--jobs", "2"])
+        .args(["--grid", &grid, "--seeds", seeds, "--jobs", "2"])
         .args(["--max-steps", &max_steps.to_string(), "--out"])
         .arg(out)
         .output()
@@ -86,7 +88,9 @@ fn sweep_resumes_runs_and_summarises_them() {
     assert!(log.contains("[4/4] starting"), "{log}");
     for variant in ["none", "ema"] {
         for seed in [0, 1] {
-            let run = out.join(variant).join(format!("seed-{seed}"));
+            let run = out
+                .join(format!("rnad.averaging={variant}"))
+                .join(format!("seed-{seed}"));
             let steps: Vec<u64> = curve(&run).iter().map(|(s, _)| *s).collect();
             assert_eq!(steps, [0, 10, 20, 30, 40], "{}", run.display());
             let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
@@ -101,10 +105,10 @@ fn sweep_resumes_runs_and_summarises_them() {
     let straight = root.join("straight");
     let output = sweep(&config, &straight, "ema", "1", 40);
     assert!(output.status.success(), "{}", text(&output));
-    let resumed = curve(&out.join("ema/seed-1"));
-    assert_eq!(curve(&straight.join("ema/seed-1")), resumed);
+    let resumed = curve(&out.join("rnad.averaging=ema/seed-1"));
+    assert_eq!(curve(&straight.join("rnad.averaging=ema/seed-1")), resumed);
     assert_ne!(
-        curve(&out.join("ema/seed-0")),
+        curve(&out.join("rnad.averaging=ema/seed-0")),
         resumed,
         "seeds give different runs"
     );
@@ -131,7 +135,7 @@ fn sweep_resumes_runs_and_summarises_them() {
     assert!(again.status.success(), "{log}");
     assert_eq!(log.matches("done already (step 40)").count(), 4, "{log}");
     assert!(!log.contains("starting"), "{log}");
-    assert_eq!(curve(&out.join("ema/seed-1")), resumed);
+    assert_eq!(curve(&out.join("rnad.averaging=ema/seed-1")), resumed);
 }
 
 #[test]
@@ -141,22 +145,23 @@ fn sweep_refuses_a_directory_holding_another_experiment() {
     let out = root.join("out");
     let output = sweep(&config, &out, "am", "3", 10);
     assert!(output.status.success(), "{}", text(&output));
-    let recorded = out.join("am/seed-3/config.toml");
+    let recorded = out.join("rnad.averaging=am/seed-3/config.toml");
     let other = std::fs::read_to_string(&recorded)
         .unwrap()
         .replace("learning_rate = 0.0003", "learning_rate = 0.001");
     std::fs::write(&recorded, &other).unwrap();
-    let history = std::fs::read_to_string(out.join("am/seed-3/history.jsonl")).unwrap();
+    let history =
+        std::fs::read_to_string(out.join("rnad.averaging=am/seed-3/history.jsonl")).unwrap();
 
     let refused = sweep(&config, &out, "am", "3", 20);
     let log = text(&refused);
     assert!(!refused.status.success(), "{log}");
     assert!(
-        log.contains("am/seed-3/config.toml already holds a run with rnad.learning_rate = 0.001"),
+        log.contains("rnad.averaging=am/seed-3/config.toml already holds a run with rnad.learning_rate = 0.001"),
         "{log}"
     );
     assert_eq!(
-        std::fs::read_to_string(out.join("am/seed-3/history.jsonl")).unwrap(),
+        std::fs::read_to_string(out.join("rnad.averaging=am/seed-3/history.jsonl")).unwrap(),
         history,
         "the run is left as it was"
     );
@@ -164,7 +169,10 @@ fn sweep_refuses_a_directory_holding_another_experiment() {
     let unknown = sweep(&config, &out, "ema,median", "0", 10);
     let log = text(&unknown);
     assert!(!unknown.status.success());
-    assert!(log.contains("unknown variant \"median\""), "{log}");
+    assert!(
+        log.contains("unknown variant `median`, expected one of `none`, `ema`, `am`, `scheduled`"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -177,7 +185,14 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
         command
             .args(["sweep", "--config"])
             .arg(&config)
-            .args(["--variants", "none", "--seeds", "0,1", "--jobs", "2"])
+            .args([
+                "--grid",
+                "rnad.averaging=none",
+                "--seeds",
+                "0,1",
+                "--jobs",
+                "2",
+            ])
             .args(["--max-steps", max, "--out"])
             .arg(&out);
         command
@@ -189,7 +204,7 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     let evaluated = |seed: u64| {
-        std::fs::read_to_string(out.join(format!("none/seed-{seed}/history.jsonl")))
+        std::fs::read_to_string(out.join(format!("rnad.averaging=none/seed-{seed}/history.jsonl")))
             .is_ok_and(|h| h.lines().count() >= 3)
     };
     while !(evaluated(0) && evaluated(1)) {
@@ -216,7 +231,7 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
 
     let mut stopped_at = Vec::new();
     for seed in [0, 1] {
-        let run = out.join(format!("none/seed-{seed}"));
+        let run = out.join(format!("rnad.averaging=none/seed-{seed}"));
         let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
         let step = rnad_tests::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
         stopped_at.push(step);
@@ -225,7 +240,7 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
     let resumed = args(&budget.to_string()).output().unwrap();
     assert!(resumed.status.success(), "{}", text(&resumed));
     for (seed, stopped) in [0, 1].iter().zip(&stopped_at) {
-        let run = out.join(format!("none/seed-{seed}"));
+        let run = out.join(format!("rnad.averaging=none/seed-{seed}"));
         let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
         assert!(
             run_log.contains(&format!("(step {stopped})")),
@@ -234,4 +249,70 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
         assert_eq!(curve(&run).last().unwrap().0, budget);
     }
     assert!(out.join("summary.md").exists());
+}
+
+#[test]
+fn grids_over_any_keys_run_their_product_in_directories_named_by_settings() {
+    let root = scratch("grids");
+    let config = write_config(&root);
+    let out = root.join("out");
+    let output = Command::new(LEARNER)
+        .args(["sweep", "--config"])
+        .arg(&config)
+        .args([
+            "--grid",
+            "rnad.averaging=none,ema",
+            "--grid",
+            "rnad.eta=0.2,0.05",
+        ])
+        .args([
+            "--set",
+            "network.hidden=[16]",
+            "--seeds",
+            "0",
+            "--jobs",
+            "2",
+        ])
+        .args(["--max-steps", "10", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    for averaging in ["none", "ema"] {
+        for eta in ["0.2", "0.05"] {
+            let run = out.join(format!("rnad.averaging={averaging},rnad.eta={eta}/seed-0"));
+            let recorded = Config::load(&run.join("config.toml")).unwrap();
+            let settings = recorded.settings();
+            assert_eq!(settings["rnad.averaging"], averaging);
+            assert_eq!(settings["rnad.eta"], eta);
+            assert_eq!(settings["network.hidden"], "[16]");
+            assert_eq!(curve(&run).last().unwrap().0, 10);
+        }
+    }
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("averaging=ema, eta=0.05"), "{md}");
+
+    for (grid, expected) in [
+        ("rnad.etta=0.1,0.2", "`rnad.etta`: no such key"),
+        ("seed=1,2", "--grid seed: give seeds with --seeds"),
+        (
+            "rnad.eta=0.1,-1",
+            "`rnad.eta`: must be finite and non-negative",
+        ),
+    ] {
+        let output = Command::new(LEARNER)
+            .args(["sweep", "--config"])
+            .arg(&config)
+            .args(["--grid", grid, "--max-steps", "10", "--out"])
+            .arg(root.join("refused"))
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{grid}");
+        assert!(
+            text(&output).contains(expected),
+            "{grid}: {}",
+            text(&output)
+        );
+        assert!(!root.join("refused").exists(), "{grid}: nothing started");
+    }
 }

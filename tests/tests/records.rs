@@ -313,3 +313,141 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
         finished.stderr
     );
 }
+
+#[test]
+fn config_prints_every_key_with_its_meaning_and_set_is_checked_like_the_file() {
+    use rnad_common::config::Config;
+    use rnad_common::config_keys::KEYS;
+
+    let dir = scratch("records_config");
+    let finished = run_binary(
+        "rnad-learner",
+        &[
+            "config",
+            "--set",
+            "rnad.eta=0.05",
+            "--set",
+            "network.hidden=[64, 32]",
+        ],
+        &dir,
+        "config",
+        LIMIT,
+    );
+    succeeded(&finished);
+    let printed = Config::from_toml(&finished.stdout, "rnad-learner config").unwrap();
+    let default = Config::from_toml(
+        &std::fs::read_to_string(workspace().join("configs/leduc.toml")).unwrap(),
+        "leduc.toml",
+    )
+    .unwrap();
+    assert_eq!(printed.rnad.eta, 0.05);
+    assert_eq!(printed.network.hidden, [64, 32]);
+    assert_eq!(printed.rnad.learning_rate, default.rnad.learning_rate);
+    for doc in KEYS {
+        let (section, name) = doc.key.rsplit_once('.').unwrap_or(("", doc.key));
+        let from = match section {
+            "" => 0,
+            _ => finished
+                .stdout
+                .find(&format!("\n[{section}]\n"))
+                .unwrap_or_else(|| panic!("[{section}] printed")),
+        };
+        let at = from
+            + finished.stdout[from..]
+                .find(&format!("\n{name} = "))
+                .unwrap_or_else(|| panic!("{} printed", doc.key));
+        // The line just above the value gives the range.
+        let comment = finished.stdout[..at].rsplit('\n').next().unwrap();
+        assert!(
+            comment.starts_with(&format!("# Values: {};", doc.range)),
+            "{}: {comment}",
+            doc.key
+        );
+    }
+
+    // Every command that takes --set refuses a bad one naming the key, and
+    // starts nothing.
+    for (command, extra) in [
+        ("config", vec![]),
+        ("local", vec!["--max-steps", "1"]),
+        ("serve", vec!["--listen", "127.0.0.1:0"]),
+        ("bench", vec!["--seconds", "0.1"]),
+    ] {
+        let mut args = vec![command, "--set", "rnad.etta=0.1"];
+        args.extend(extra);
+        let finished = run_binary(
+            "rnad-learner",
+            &args,
+            &dir,
+            &format!("bad-{command}"),
+            LIMIT,
+        );
+        assert!(!finished.status.success(), "{command}");
+        assert!(
+            finished
+                .stderr
+                .contains("`rnad.etta`: no such key; the keys of [rnad] are"),
+            "{command}: {}",
+            finished.stderr
+        );
+    }
+    for (given, expected) in [
+        (
+            "rnad.batch_size=many",
+            "`rnad.batch_size`: takes an integer, got a string",
+        ),
+        (
+            "rnad.learning_rate=0",
+            "`rnad.learning_rate`: must be positive, got 0",
+        ),
+    ] {
+        let finished = run_binary(
+            "rnad-learner",
+            &["config", "--set", given],
+            &dir,
+            "bad-value",
+            LIMIT,
+        );
+        assert!(!finished.status.success());
+        assert!(
+            finished.stderr.contains(expected),
+            "{given}: {}",
+            finished.stderr
+        );
+    }
+}
+
+#[test]
+fn local_runs_with_overrides_and_records_them() {
+    let dir = scratch("records_set_local");
+    let config = dir.join("kuhn.toml");
+    std::fs::copy(workspace().join("configs/kuhn.toml"), &config).unwrap();
+    let run = dir.join("run");
+    let finished = run_binary(
+        "rnad-learner",
+        &[
+            "local",
+            "--config",
+            config.to_str().unwrap(),
+            "--run-dir",
+            run.to_str().unwrap(),
+            "--max-steps",
+            "60",
+            "--set",
+            "training_log.interval_steps=20",
+            "--set",
+            "rnad.learning_rate=1e-3",
+        ],
+        &dir,
+        "local",
+        LIMIT,
+    );
+    succeeded(&finished);
+    let recorded = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    assert!(recorded.contains("learning_rate = 0.001"), "{recorded}");
+    let steps: Vec<u64> = training_log(&run)
+        .iter()
+        .map(|l| l["learner_step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [20, 40, 60]);
+}
