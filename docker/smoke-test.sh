@@ -12,8 +12,11 @@
 #     Compose v2 (Grafana left out: no Grafana image can be had here), and
 #     checks, with bounded polling: the learner is healthy, its step counter
 #     moves, Prometheus found all three actors through DNS, the evaluator
-#     reports a NashConv; then scales actors to 1 and checks the learner
-#     keeps stepping;
+#     reports a NashConv, every alert rule is loaded without error; then
+#     restarts the evaluator in head-to-head mode and sends every query of
+#     every dashboard panel (variables as "All") to Prometheus's query API,
+#     each of which must return data over the last 15 minutes; then scales
+#     actors to 1 and checks the learner keeps stepping;
 #  5. tears everything down (containers, networks, volumes, the engine) even
 #     when a step fails.
 #
@@ -176,6 +179,62 @@ nash_conv_reported() {
 }
 wait_until 120 "the evaluator to report a NashConv" nash_conv_reported
 echo "   evaluator NashConv: $(metric "$EVALUATOR_METRICS_PORT" rnad_evaluator_nash_conv)"
+
+rules_loaded() { # every alert rule of docker/prometheus/alerts.yml loaded and healthy
+    curl -fsS --max-time 3 "http://127.0.0.1:$PROMETHEUS_PORT/api/v1/rules" 2>/dev/null \
+        | python3 -c '
+import json, sys
+groups = json.load(sys.stdin)["data"]["groups"]
+rules = [r for g in groups for r in g["rules"]]
+expected = sum(1 for l in open("docker/prometheus/alerts.yml") if l.strip().startswith("- alert: "))
+bad = [r["name"] for r in rules if r.get("health") != "ok"]
+sys.exit(0 if len(rules) == expected and not bad else 1)'
+}
+wait_until 120 "Prometheus to load every alert rule without error" rules_loaded
+
+step "the evaluator in head-to-head mode"
+cat >"$work/head-to-head.yml" <<EOF
+services:
+  evaluator:
+    command:
+      - rnad-evaluator
+      - watch
+      - --learner=learner:7000
+      - --metrics=0.0.0.0:9102
+      - --history=/var/lib/rnad/runs/experiment/history.jsonl
+      - --mode=head_to_head
+EOF
+"$compose" -p "$project" -f docker/docker-compose.yml -f "$work/head-to-head.yml" \
+    up -d --no-build --pull never evaluator
+in_prometheus() { # in_prometheus QUERY: the query has a sample now
+    curl -fsS --max-time 3 -G "http://127.0.0.1:$PROMETHEUS_PORT/api/v1/query" \
+        --data-urlencode "query=$1" 2>/dev/null \
+        | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)["data"]["result"] else 1)'
+}
+wait_until 120 "Prometheus to scrape a head-to-head result" in_prometheus rnad_evaluator_head_to_head
+
+dashboard_queries_return_data() { # every panel query, variables as "All", has data in the last 15 minutes
+    python3 - "$PROMETHEUS_PORT" <<'PY'
+import json, sys, time, urllib.parse, urllib.request
+port = sys.argv[1]
+dashboard = json.load(open("docker/grafana/dashboards/rnad.json"))
+queries = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+empty = []
+for query in queries:
+    expr = query.replace("$__rate_interval", "1m").replace("$job", ".*").replace("$instance", ".*")
+    now = time.time()
+    params = urllib.parse.urlencode({"query": expr, "start": now - 900, "end": now, "step": 5})
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/query_range?{params}", timeout=5) as r:
+        reply = json.load(r)
+    if reply["status"] != "success" or not reply["data"]["result"]:
+        empty.append(expr)
+if empty:
+    print("   no data yet: " + "; ".join(empty), file=sys.stderr)
+    sys.exit(1)
+print(f"   ok: all {len(queries)} queries of the dashboard's {len(dashboard['panels'])} panels return data")
+PY
+}
+wait_until 120 "every dashboard query to return data" dashboard_queries_return_data
 
 step "scaling actors to 1"
 up 1

@@ -10,7 +10,7 @@ pub struct ActorMetrics {
     /// Games finished.
     pub games_total: IntCounter,
     /// Decisions taken.
-    pub steps_total: IntCounter,
+    pub decisions_total: IntCounter,
     /// Batches of games the learner accepted.
     pub submits_total: IntCounter,
     /// Parameter sets fetched from the learner.
@@ -22,13 +22,22 @@ pub struct ActorMetrics {
 }
 
 impl ActorMetrics {
-    /// Creates and registers every metric.
+    /// Creates every metric in a registry of its own.
     pub fn new() -> ActorMetrics {
+        ActorMetrics::in_registry(Registry::new())
+    }
+
+    /// Creates every metric in `registry` (shared with the learner's in a
+    /// local run, so one endpoint serves all).
+    pub fn in_registry(registry: Registry) -> ActorMetrics {
         let counter = |name: &str, help: &str| IntCounter::new(name, help).expect("valid metric");
         let metrics = ActorMetrics {
-            registry: Registry::new(),
+            registry,
             games_total: counter("rnad_actor_games_total", "Self-play games finished."),
-            steps_total: counter("rnad_actor_steps_total", "Decisions taken in self-play."),
+            decisions_total: counter(
+                "rnad_actor_decisions_total",
+                "Decisions taken in self-play.",
+            ),
             submits_total: counter(
                 "rnad_actor_submits_total",
                 "Batches of finished games the learner accepted.",
@@ -48,7 +57,7 @@ impl ActorMetrics {
         };
         for c in [
             &metrics.games_total,
-            &metrics.steps_total,
+            &metrics.decisions_total,
             &metrics.submits_total,
             &metrics.param_fetches_total,
             &metrics.reconnects_total,

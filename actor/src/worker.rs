@@ -119,7 +119,7 @@ async fn play_session(
         let finished = play
             .step(&snapshot)
             .map_err(|e| ClientError::Other(format!("forward pass: {e}")))?;
-        metrics.steps_total.inc_by(play.decisions() - before);
+        metrics.decisions_total.inc_by(play.decisions() - before);
         metrics.games_total.inc_by(finished.len() as u64);
         pending.extend(finished);
         if pending.len() < options.submit_every {

@@ -1,6 +1,13 @@
 //! The evaluator's Prometheus metrics.
 
-use prometheus::{GaugeVec, Histogram, HistogramOpts, IntCounter, IntGauge, Opts, Registry};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use prometheus::{Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntGauge, Opts, Registry};
+use rnad_common::game::Game;
+use rnad_common::history::HeadToHead;
+
+use crate::kinds::KindReports;
+use crate::run_eval::Evaluation;
 
 /// Every metric the evaluator exports, registered in one registry.
 #[derive(Clone, Debug)]
@@ -22,18 +29,27 @@ pub struct EvaluatorMetrics {
     pub eval_seconds: Histogram,
     /// Learner step of the last evaluated parameters.
     pub evaluated_step: IntGauge,
+    /// Unix time at which the last evaluation finished (what an alert on a
+    /// stale evaluation compares with `time()`).
+    pub last_evaluation: Gauge,
     /// History lines that could not be written.
     pub write_failures_total: IntCounter,
 }
 
 impl EvaluatorMetrics {
-    /// Creates and registers every metric.
+    /// Creates every metric in a registry of its own.
     pub fn new() -> EvaluatorMetrics {
+        EvaluatorMetrics::in_registry(Registry::new())
+    }
+
+    /// Creates every metric in `registry` (the learner's, in a local run,
+    /// so one endpoint serves all).
+    pub fn in_registry(registry: Registry) -> EvaluatorMetrics {
         let gauges = |name: &str, help: &str, labels: &[&str]| {
             GaugeVec::new(Opts::new(name, help), labels).expect("valid metric")
         };
         let metrics = EvaluatorMetrics {
-            registry: Registry::new(),
+            registry,
             nash_conv: gauges(
                 "rnad_evaluator_nash_conv",
                 "NashConv (sum of best-response gains) of each policy kind.",
@@ -72,13 +88,18 @@ impl EvaluatorMetrics {
                 "Learner step of the last evaluated parameters.",
             )
             .expect("valid metric"),
+            last_evaluation: Gauge::new(
+                "rnad_evaluator_last_evaluation_timestamp_seconds",
+                "Unix time at which the last evaluation finished.",
+            )
+            .expect("valid metric"),
             write_failures_total: IntCounter::new(
                 "rnad_evaluator_write_failures_total",
                 "History lines that could not be written.",
             )
             .expect("valid metric"),
         };
-        let collectors: [Box<dyn prometheus::core::Collector>; 8] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 9] = [
             Box::new(metrics.nash_conv.clone()),
             Box::new(metrics.exploitability.clone()),
             Box::new(metrics.best_response_value.clone()),
@@ -86,6 +107,7 @@ impl EvaluatorMetrics {
             Box::new(metrics.head_to_head_ci95.clone()),
             Box::new(metrics.eval_seconds.clone()),
             Box::new(metrics.evaluated_step.clone()),
+            Box::new(metrics.last_evaluation.clone()),
             Box::new(metrics.write_failures_total.clone()),
         ];
         for c in collectors {
@@ -95,6 +117,54 @@ impl EvaluatorMetrics {
                 .expect("metric names are unique");
         }
         metrics
+    }
+}
+
+impl EvaluatorMetrics {
+    /// Records one finished evaluation of learner step `step` that took
+    /// `took`: its time, step and every result.
+    pub fn record(&self, evaluation: &Evaluation, game: &dyn Game, step: u64, took: Duration) {
+        self.eval_seconds.observe(took.as_secs_f64());
+        self.evaluated_step.set(step as i64);
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        self.last_evaluation.set(now);
+        if let Some(reports) = &evaluation.exact {
+            self.record_exact(reports, game);
+        }
+        self.record_head_to_head(&evaluation.head_to_head);
+    }
+
+    /// Each opponent's mean and interval half-width.
+    fn record_head_to_head(&self, results: &[HeadToHead]) {
+        for result in results {
+            let opponent = [result.opponent.as_str()];
+            self.head_to_head
+                .with_label_values(&opponent)
+                .set(result.mean);
+            self.head_to_head_ci95
+                .with_label_values(&opponent)
+                .set(result.ci95);
+        }
+    }
+
+    /// Sets the gauges of every kind (exploitability only for two-player
+    /// zero-sum games, where it is defined).
+    fn record_exact(&self, reports: &KindReports, game: &dyn Game) {
+        for (kind, report) in reports.named() {
+            self.nash_conv
+                .with_label_values(&[kind])
+                .set(report.nash_conv);
+            if let Some(value) = report.exploitability(game) {
+                self.exploitability.with_label_values(&[kind]).set(value);
+            }
+            for (player, value) in report.best_response_values.iter().enumerate() {
+                self.best_response_value
+                    .with_label_values(&[kind, player.to_string().as_str()])
+                    .set(*value);
+            }
+        }
     }
 }
 

@@ -14,14 +14,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rnad_common::config::EvaluationMode;
-use rnad_common::game::Game;
-use rnad_common::history::HeadToHead;
 use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::handshake::Token;
 use rnad_common::proto::{self, ClientError, ParamKind, Params};
 
-use crate::kinds::{KindReports, PolicyKinds};
+use crate::kinds::PolicyKinds;
 use crate::metrics::EvaluatorMetrics;
 use crate::run_eval::{Evaluation, RunEvaluator};
 
@@ -105,9 +103,12 @@ async fn session(
         if let Some(params) = reply {
             let timer = Instant::now();
             let evaluation = evaluate_params(&mut evaluator, &shape, &params)?;
-            metrics.eval_seconds.observe(timer.elapsed().as_secs_f64());
-            metrics.evaluated_step.set(params.version as i64);
-            record(metrics, &evaluation, evaluator.tree().game().as_ref());
+            metrics.record(
+                &evaluation,
+                evaluator.tree().game().as_ref(),
+                params.version,
+                timer.elapsed(),
+            );
             let entry = evaluation.entry(
                 params.version,
                 started.elapsed().as_secs_f64(),
@@ -157,47 +158,4 @@ fn evaluate_params(
     evaluator
         .evaluate(kinds, params.version)
         .map_err(|e| ClientError::Other(format!("evaluating: {e}")))
-}
-
-/// Sets the gauges of what was evaluated.
-fn record(metrics: &EvaluatorMetrics, evaluation: &Evaluation, game: &dyn Game) {
-    if let Some(reports) = &evaluation.exact {
-        record_exact(metrics, reports, game);
-    }
-    record_head_to_head(metrics, &evaluation.head_to_head);
-}
-
-/// Each opponent's mean and interval half-width.
-fn record_head_to_head(metrics: &EvaluatorMetrics, results: &[HeadToHead]) {
-    for result in results {
-        let opponent = [result.opponent.as_str()];
-        metrics
-            .head_to_head
-            .with_label_values(&opponent)
-            .set(result.mean);
-        metrics
-            .head_to_head_ci95
-            .with_label_values(&opponent)
-            .set(result.ci95);
-    }
-}
-
-/// Sets the gauges of every kind (exploitability only for two-player
-/// zero-sum games, where it is defined).
-fn record_exact(metrics: &EvaluatorMetrics, reports: &KindReports, game: &dyn Game) {
-    for (kind, report) in reports.named() {
-        metrics
-            .nash_conv
-            .with_label_values(&[kind])
-            .set(report.nash_conv);
-        if let Some(value) = report.exploitability(game) {
-            metrics.exploitability.with_label_values(&[kind]).set(value);
-        }
-        for (player, value) in report.best_response_values.iter().enumerate() {
-            metrics
-                .best_response_value
-                .with_label_values(&[kind, player.to_string().as_str()])
-                .set(*value);
-        }
-    }
 }

@@ -32,6 +32,9 @@ pub struct LocalOptions {
     pub progress: bool,
     /// How the run directory is opened.
     pub open: OpenOptions,
+    /// Serve the learner's, the actors' and the evaluation's metrics on
+    /// this address (`/metrics`).
+    pub metrics: Option<SocketAddr>,
 }
 
 /// Runs until `stop` is set or the step limit is reached; resumes from the
@@ -47,13 +50,13 @@ pub fn run_local(
         evaluate: true,
     };
     if config.actors.lockstep {
-        return run_lockstep(&config, &train, options.open.clone(), &stop);
+        return run_lockstep(&config, &train, &options, &stop);
     }
     let actors_stop = Arc::new(AtomicBool::new(false));
     let mut actors = Vec::new();
     let serve = ServeOptions {
         listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
-        metrics: None,
+        metrics: options.metrics,
         limits: ServiceLimits::default(),
         open: options.open,
         train,
@@ -63,7 +66,10 @@ pub fn run_local(
         serve,
         stop,
         |bound, start_step| {
-            let metrics = ActorMetrics::new();
+            if let Some(addr) = bound.metrics {
+                tracing::info!("metrics on http://{addr}/metrics");
+            }
+            let metrics = ActorMetrics::in_registry(bound.registry.clone());
             for index in 0..config.actors.count {
                 let options = WorkerOptions {
                     learner: bound.service.to_string(),
@@ -92,12 +98,23 @@ pub fn run_local(
 fn run_lockstep(
     config: &Config,
     train: &TrainOptions,
-    open_options: OpenOptions,
+    options: &LocalOptions,
     stop: &AtomicBool,
 ) -> Result<RunSummary, LearnerError> {
     let Opened {
         dir, resumed, hub, ..
-    } = open(config, &open_options)?;
+    } = open(config, &options.open)?;
+    // The endpoint's runtime lives until training ends.
+    let _endpoint = match options.metrics {
+        Some(addr) => {
+            let (runtime, bound) =
+                rnad_common::metrics::serve_blocking(addr, hub.metrics.registry.clone())
+                    .map_err(|source| LearnerError::Bind { addr, source })?;
+            tracing::info!("metrics on http://{bound}/metrics");
+            Some(runtime)
+        }
+        None => None,
+    };
     let mut learner = resumed.learner;
     let mut trainer = Trainer {
         config,

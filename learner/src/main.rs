@@ -143,6 +143,10 @@ enum Command {
         /// overrides the config's `run_dir`.
         #[arg(long)]
         run_dir: Option<PathBuf>,
+        /// Serve the learner's, the actors' and the evaluation's metrics
+        /// on this address (/metrics), e.g. 127.0.0.1:9100.
+        #[arg(long)]
+        metrics: Option<SocketAddr>,
         #[command(flatten)]
         set: SetArgs,
         #[command(flatten)]
@@ -266,10 +270,11 @@ fn main() -> ExitCode {
             config,
             max_steps,
             run_dir,
+            metrics,
             set,
             run,
         } => resolve_config(config, run_dir, &set.overrides)
-            .and_then(|config| local(config, max_steps, run.options())),
+            .and_then(|config| local(config, max_steps, metrics, run.options())),
         Command::Serve {
             config,
             listen,
@@ -363,12 +368,18 @@ fn serve(config: Config, options: ServeOptions) -> Result<(), LearnerError> {
     Ok(())
 }
 
-fn local(config: Config, max_steps: Option<u64>, open: OpenOptions) -> Result<(), LearnerError> {
+fn local(
+    config: Config,
+    max_steps: Option<u64>,
+    metrics: Option<SocketAddr>,
+    open: OpenOptions,
+) -> Result<(), LearnerError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
     let options = LocalOptions {
         max_steps,
         progress: true,
         open,
+        metrics,
     };
     let summary = run_local(config, options, stop)?;
     if let Some(last) = summary.last {

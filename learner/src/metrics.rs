@@ -1,7 +1,11 @@
 //! The learner's Prometheus metrics.
 
 use prometheus::{Gauge, GaugeVec};
-use prometheus::{Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts, Registry};
+use prometheus::{
+    Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
+};
+use rnad_common::config::Config;
+use rnad_common::proto::config_hash;
 
 /// Every metric the learner exports, registered in one registry.
 #[derive(Clone, Debug)]
@@ -10,20 +14,22 @@ pub struct LearnerMetrics {
     pub registry: Registry,
     /// The run's learner step (continues across restarts).
     pub step: IntGauge,
-    /// Learner steps taken by this process.
-    pub steps_total: IntCounter,
+    /// Learner updates (steps) made by this process.
+    pub updates_total: IntCounter,
     /// Decisions consumed by this process.
-    pub samples_total: IntCounter,
+    pub decisions_total: IntCounter,
     /// Loss terms of the last step (`term` = value, neurd).
     pub loss: GaugeVec,
     /// Trajectories waiting in the queue.
     pub queue_depth: IntGauge,
+    /// Trajectories the queue holds at most (`actors.queue_capacity`).
+    pub queue_capacity: IntGauge,
     /// Version of the published parameters.
     pub param_version: IntGauge,
     /// Parameter versions between a trajectory's and the learner's.
     pub policy_lag: Histogram,
-    /// Seconds per learner step.
-    pub step_seconds: Histogram,
+    /// Seconds per learner update.
+    pub update_seconds: Histogram,
     /// Batches refused (`reason` = protocol, config, invalid, unavailable).
     pub rejected_batches_total: IntCounterVec,
     /// Trajectories dropped for being too stale.
@@ -38,6 +44,9 @@ pub struct LearnerMetrics {
     /// Writes of the run's files that failed (`file` = checkpoint,
     /// history, training_log); each is retried at its next interval.
     pub write_failures_total: IntCounterVec,
+    /// Always 1, labelled with what the run is: `game`, `averaging` and
+    /// `config_hash` (what actors and evaluators check they agree on).
+    pub run_info: IntGaugeVec,
 }
 
 impl LearnerMetrics {
@@ -51,13 +60,13 @@ impl LearnerMetrics {
                 "The run's current learner step (continues across restarts).",
             )
             .unwrap(),
-            steps_total: IntCounter::new(
-                "rnad_learner_steps_total",
-                "Learner steps taken by this process.",
+            updates_total: IntCounter::new(
+                "rnad_learner_updates_total",
+                "Learner updates (one per step) made by this process.",
             )
             .unwrap(),
-            samples_total: IntCounter::new(
-                "rnad_learner_samples_total",
+            decisions_total: IntCounter::new(
+                "rnad_learner_decisions_total",
                 "Decisions consumed by this process.",
             )
             .unwrap(),
@@ -69,6 +78,11 @@ impl LearnerMetrics {
             queue_depth: IntGauge::new(
                 "rnad_learner_queue_depth",
                 "Trajectories waiting in the learner's queue.",
+            )
+            .unwrap(),
+            queue_capacity: IntGauge::new(
+                "rnad_learner_queue_capacity",
+                "Trajectories the learner's queue holds at most.",
             )
             .unwrap(),
             param_version: IntGauge::new(
@@ -84,9 +98,12 @@ impl LearnerMetrics {
                 .buckets(lag_buckets),
             )
             .unwrap(),
-            step_seconds: Histogram::with_opts(
-                HistogramOpts::new("rnad_learner_step_seconds", "Seconds per learner step.")
-                    .buckets(prometheus::exponential_buckets(0.0005, 2.0, 14).unwrap()),
+            update_seconds: Histogram::with_opts(
+                HistogramOpts::new(
+                    "rnad_learner_update_seconds",
+                    "Seconds per learner update (one step).",
+                )
+                .buckets(prometheus::exponential_buckets(0.0005, 2.0, 14).unwrap()),
             )
             .unwrap(),
             rejected_batches_total: IntCounterVec::new(
@@ -117,6 +134,14 @@ impl LearnerMetrics {
                 &["reason"],
             )
             .unwrap(),
+            run_info: IntGaugeVec::new(
+                Opts::new(
+                    "rnad_learner_run_info",
+                    "Always 1; the labels say what the run is.",
+                ),
+                &["game", "averaging", "config_hash"],
+            )
+            .unwrap(),
             write_failures_total: IntCounterVec::new(
                 Opts::new(
                     "rnad_learner_write_failures_total",
@@ -127,21 +152,23 @@ impl LearnerMetrics {
             .unwrap(),
             registry,
         };
-        let collectors: [Box<dyn prometheus::core::Collector>; 14] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 16] = [
             Box::new(metrics.step.clone()),
-            Box::new(metrics.steps_total.clone()),
-            Box::new(metrics.samples_total.clone()),
+            Box::new(metrics.updates_total.clone()),
+            Box::new(metrics.decisions_total.clone()),
             Box::new(metrics.loss.clone()),
             Box::new(metrics.queue_depth.clone()),
+            Box::new(metrics.queue_capacity.clone()),
             Box::new(metrics.param_version.clone()),
             Box::new(metrics.policy_lag.clone()),
-            Box::new(metrics.step_seconds.clone()),
+            Box::new(metrics.update_seconds.clone()),
             Box::new(metrics.rejected_batches_total.clone()),
             Box::new(metrics.dropped_trajectories_total.clone()),
             Box::new(metrics.alpha.clone()),
             Box::new(metrics.connections.clone()),
             Box::new(metrics.refused_connections_total.clone()),
             Box::new(metrics.write_failures_total.clone()),
+            Box::new(metrics.run_info.clone()),
         ];
         for c in collectors {
             metrics
@@ -164,6 +191,24 @@ impl LearnerMetrics {
             metrics.loss.with_label_values(&[term]);
         }
         metrics
+    }
+}
+
+impl LearnerMetrics {
+    /// Sets what the config says about the run: `rnad_learner_run_info`'s
+    /// labels and the queue's capacity.
+    pub fn describe_run(&self, config: &Config) {
+        self.queue_capacity
+            .set(i64::try_from(config.actors.queue_capacity).unwrap_or(i64::MAX));
+        let averaging = config.settings()["rnad.averaging"].clone();
+        let hash = format!("{:016x}", config_hash(config));
+        self.run_info
+            .with_label_values(&[
+                config.game.to_string().as_str(),
+                averaging.as_str(),
+                hash.as_str(),
+            ])
+            .set(1);
     }
 }
 

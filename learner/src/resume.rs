@@ -109,7 +109,9 @@ pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerErr
     }
     rnad_common::files::write_atomically(&dir.config(), config.to_toml().as_bytes())
         .map_err(|e| LearnerError::io(&dir.config(), e))?;
-    let (hub, queue) = Hub::new(config, published(&resumed.learner), LearnerMetrics::new());
+    let metrics = LearnerMetrics::new();
+    metrics.describe_run(config);
+    let (hub, queue) = Hub::new(config, published(&resumed.learner), metrics);
     Ok(Opened {
         dir,
         resumed,

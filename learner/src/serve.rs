@@ -27,13 +27,17 @@ pub struct ServeOptions {
     pub train: TrainOptions,
 }
 
-/// The addresses a served learner bound (useful with port 0).
-#[derive(Clone, Copy, Debug)]
+/// The addresses a served learner bound (useful with port 0), and the
+/// registry its endpoint serves.
+#[derive(Clone, Debug)]
 pub struct Bound {
     /// The tarpc service.
     pub service: SocketAddr,
     /// The metrics endpoint.
     pub metrics: Option<SocketAddr>,
+    /// What the endpoint serves: in-process actors register their metrics
+    /// here too.
+    pub registry: prometheus::Registry,
 }
 
 /// Serves and trains until `stop`; `ready` is called once the service
@@ -78,6 +82,7 @@ pub fn run_serve(
         Ok::<_, LearnerError>(Bound {
             service,
             metrics: metrics_addr,
+            registry: hub.metrics.registry.clone(),
         })
     })?;
     ready(bound, learner.state().step);

@@ -21,6 +21,7 @@ use rnad_common::net::NetShape;
 use rnad_common::run_dir::RunDir;
 use rnad_common::trajectory::Trajectory;
 use rnad_evaluator::kinds::PolicyKinds;
+use rnad_evaluator::metrics::EvaluatorMetrics;
 use rnad_evaluator::run_eval::RunEvaluator;
 
 use crate::checkpoint::{self, RunClock};
@@ -114,11 +115,9 @@ impl Trainer<'_> {
     ) -> Result<RunSummary, LearnerError> {
         // Only runs that evaluate need the public tree.
         let mut evaluator = if options.evaluate {
-            Some(RunEvaluator::new(
-                self.config,
-                learner.shape().clone(),
-                None,
-            )?)
+            let run_evaluator = RunEvaluator::new(self.config, learner.shape().clone(), None)?;
+            let metrics = EvaluatorMetrics::in_registry(self.hub.metrics.registry.clone());
+            Some((run_evaluator, metrics))
         } else {
             None
         };
@@ -141,7 +140,7 @@ impl Trainer<'_> {
             let stats = learner.step(&batch)?;
             self.hub
                 .metrics
-                .step_seconds
+                .update_seconds
                 .observe(timer.elapsed().as_secs_f64());
             self.hub.publish(published(learner));
             self.record_step(learner, &stats);
@@ -190,8 +189,8 @@ impl Trainer<'_> {
     fn record_step(&self, learner: &Learner, stats: &StepStats) {
         let m = &self.hub.metrics;
         m.step.set(learner.state().step as i64);
-        m.steps_total.inc();
-        m.samples_total.inc_by(stats.decisions as u64);
+        m.updates_total.inc();
+        m.decisions_total.inc_by(stats.decisions as u64);
         m.loss.with_label_values(&["value"]).set(stats.loss_value);
         m.loss.with_label_values(&["neurd"]).set(stats.loss_neurd);
         m.alpha.set(stats.alpha);
@@ -269,7 +268,7 @@ impl Trainer<'_> {
 
     fn evaluate(
         &self,
-        evaluator: &mut RunEvaluator,
+        (evaluator, metrics): &mut (RunEvaluator, EvaluatorMetrics),
         learner: &Learner,
         started: Instant,
     ) -> Result<HistoryEntry, LearnerError> {
@@ -279,7 +278,15 @@ impl Trainer<'_> {
             target: &state.target,
             reg: &state.reg,
         };
-        let entry = evaluator.evaluate(kinds, state.step)?.entry(
+        let timer = Instant::now();
+        let evaluation = evaluator.evaluate(kinds, state.step)?;
+        metrics.record(
+            &evaluation,
+            evaluator.tree().game().as_ref(),
+            state.step,
+            timer.elapsed(),
+        );
+        let entry = evaluation.entry(
             state.step,
             self.wall_offset + started.elapsed().as_secs_f64(),
             state.samples,

@@ -39,6 +39,7 @@ fn run(config: &Config, max_steps: u64) -> Result<RunSummary, rnad_learner::erro
         max_steps: Some(max_steps),
         progress: false,
         open: OpenOptions::default(),
+        metrics: None,
     };
     run_local(config.clone(), options, Arc::new(AtomicBool::new(false)))
 }
@@ -149,6 +150,7 @@ fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
         let options = LocalOptions {
             max_steps: Some(4),
             progress: false,
+            metrics: None,
             open: OpenOptions {
                 accept_config_change: true,
                 ..OpenOptions::default()

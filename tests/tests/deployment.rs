@@ -1,6 +1,7 @@
 //! Static checks of the Docker deployment with the tools that read these
 //! files for real: Debian's `docker-compose config`, `promtool check
-//! config`, hadolint on the Dockerfile, and the Grafana dashboard against
+//! config` and `promtool test rules` on the alerts, hadolint on the
+//! Dockerfile, and the Grafana dashboard against
 //! the JSON schema generated from Grafana's published types
 //! (`@grafana/schema`). A fresh machine has none of these tools, so the
 //! tests are set apart (`#[ignore]`, with the reason cargo prints):
@@ -80,7 +81,51 @@ fn prometheus_config_is_valid() {
         &["check", "config", "docker/prometheus/prometheus.yml"],
         &[],
     );
+    let report = text(&output);
+    assert!(output.status.success(), "{report}");
+    assert!(
+        report.contains("SUCCESS: 7 rules found"),
+        "the alerts are loaded: {report}"
+    );
+}
+
+/// Every alert stays quiet, fires and clears on synthetic series as
+/// `alerts.test.yml` says.
+#[test]
+#[ignore = "needs promtool: run docker/install-check-tools.sh, then cargo test --workspace --release -- --ignored"]
+fn alert_rules_pass_their_unit_tests() {
+    let output = run(
+        "promtool",
+        &["check", "rules", "docker/prometheus/alerts.yml"],
+        &[],
+    );
     assert!(output.status.success(), "{}", text(&output));
+    let output = run(
+        "promtool",
+        &["test", "rules", "docker/prometheus/alerts.test.yml"],
+        &[],
+    );
+    let report = text(&output);
+    assert!(output.status.success(), "{report}");
+    assert!(report.contains("SUCCESS"), "{report}");
+    let tests =
+        std::fs::read_to_string(workspace().join("docker/prometheus/alerts.test.yml")).unwrap();
+    let rules = std::fs::read_to_string(workspace().join("docker/prometheus/alerts.yml")).unwrap();
+    for alert in rules
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- alert: "))
+    {
+        assert!(
+            tests.contains(&format!(
+                "alertname: {alert}\n    exp_alerts:\n    - exp_labels"
+            )),
+            "{alert} is tested firing"
+        );
+        assert!(
+            tests.contains(&format!("alertname: {alert}\n    exp_alerts: []")),
+            "{alert} is tested quiet"
+        );
+    }
 }
 
 #[test]

@@ -82,13 +82,13 @@ fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
     let learner_text = scrape(learner.metrics).unwrap();
     for name in [
         "rnad_learner_step",
-        "rnad_learner_steps_total",
-        "rnad_learner_samples_total",
+        "rnad_learner_updates_total",
+        "rnad_learner_decisions_total",
         "rnad_learner_queue_depth",
         "rnad_learner_param_version",
         "rnad_learner_dropped_trajectories_total",
         "rnad_learner_policy_lag_count",
-        "rnad_learner_step_seconds_count",
+        "rnad_learner_update_seconds_count",
     ] {
         assert!(
             sample(&learner_text, name).is_some(),
@@ -107,7 +107,7 @@ fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
     let actor_text = scrape(actor_metrics).unwrap();
     for name in [
         "rnad_actor_games_total",
-        "rnad_actor_steps_total",
+        "rnad_actor_decisions_total",
         "rnad_actor_param_fetches_total",
         "rnad_actor_reconnects_total",
     ] {

@@ -451,3 +451,74 @@ fn local_runs_with_overrides_and_records_them() {
         .collect();
     assert_eq!(steps, [20, 40, 60]);
 }
+
+#[test]
+fn a_local_run_serves_learner_actor_and_evaluation_metrics_on_one_endpoint() {
+    use rnad_tests::{free_port, labelled, sample, scrape, wait_for, Process};
+
+    let dir = scratch("records_local_metrics");
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let run = dir.join("run");
+    let mut learner = Process::start(
+        "rnad-learner",
+        &[
+            "local",
+            "--config",
+            workspace().join("configs/kuhn.toml").to_str().unwrap(),
+            "--run-dir",
+            run.to_str().unwrap(),
+            "--metrics",
+            &address,
+        ],
+        &dir.join("learner.log"),
+    );
+    let page = wait_for(
+        "a page with the learner's steps, the actors' decisions and an evaluation",
+        LIMIT,
+        || {
+            scrape(port).filter(|page| {
+                sample(page, "rnad_learner_step").is_some_and(|s| s > 0.0)
+                    && sample(page, "rnad_actor_decisions_total").is_some_and(|d| d > 0.0)
+                    && page.contains("rnad_evaluator_nash_conv{")
+            })
+        },
+        || learner.stderr(),
+    );
+    let hash = format!(
+        "{:016x}",
+        rnad_common::proto::config_hash(
+            &rnad_common::config::Config::load(&run.join("config.toml")).unwrap()
+        )
+    );
+    assert_eq!(
+        labelled(
+            &page,
+            "rnad_learner_run_info",
+            &format!("averaging=\"ema\",config_hash=\"{hash}\",game=\"kuhn_poker\"")
+        ),
+        Some(1.0),
+        "{page}"
+    );
+    let evaluated_at = sample(&page, "rnad_evaluator_last_evaluation_timestamp_seconds").unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(
+        (now - 120.0..=now + 1.0).contains(&evaluated_at),
+        "{evaluated_at} vs {now}"
+    );
+    for name in [
+        "rnad_learner_updates_total",
+        "rnad_learner_decisions_total",
+        "rnad_learner_update_seconds_count",
+        "rnad_actor_games_total",
+        "rnad_evaluator_eval_seconds_count",
+        "rnad_evaluator_evaluated_step",
+    ] {
+        assert!(sample(&page, name).is_some(), "{name} missing:\n{page}");
+    }
+    learner.signal(libc::SIGINT);
+    assert!(learner.wait(LIMIT).success(), "{}", learner.stderr());
+}
