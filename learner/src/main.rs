@@ -13,6 +13,7 @@ use rnad_common::listener::Limits;
 use rnad_common::logging::{self, LogFormat};
 use rnad_common::net::parse_device;
 use rnad_common::overrides::{Grid, Override};
+use rnad_common::proto::frames::FrameLimits;
 use rnad_common::proto::handshake::Token;
 use rnad_learner::error::LearnerError;
 use rnad_learner::local::{run_local, LocalOptions};
@@ -344,6 +345,7 @@ fn main() -> ExitCode {
 
 fn serve(config: Config, options: ServeOptions) -> Result<(), LearnerError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
+    let limits = FrameLimits::for_config(&config);
     let token = if options.limits.token.is_some() {
         "peers must present the token"
     } else {
@@ -359,8 +361,10 @@ fn serve(config: Config, options: ServeOptions) -> Result<(), LearnerError> {
                 |a| format!("metrics on http://{a}/metrics"),
             );
             tracing::info!(
-                "serving on {} from step {step}, {metrics}, {token}",
-                bound.service
+                "serving on {} from step {step}, {metrics}, {token}; frames up to {:.2} MB in, {:.2} MB out",
+                bound.service,
+                limits.request as f64 / 1e6,
+                limits.response as f64 / 1e6
             );
         },
         || {},
