@@ -118,7 +118,9 @@ pub fn run(
     e2e.run_dir = scratch.to_path_buf();
     e2e.evaluation.interval_seconds = 0.0;
     e2e.evaluation.interval_steps = 0;
-    e2e.checkpoint.interval_steps = u64::MAX;
+    // Never within the measurement (and still a TOML integer, which the
+    // checkpoint's recorded config must be).
+    e2e.checkpoint.interval_steps = i64::MAX as u64;
     let stop = Arc::new(AtomicBool::new(false));
     let timer = {
         let stop = stop.clone();

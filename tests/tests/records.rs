@@ -522,3 +522,38 @@ fn a_local_run_serves_learner_actor_and_evaluation_metrics_on_one_endpoint() {
     learner.signal(libc::SIGINT);
     assert!(learner.wait(LIMIT).success(), "{}", learner.stderr());
 }
+
+#[test]
+fn the_learner_benchmark_writes_its_figures_with_overrides_applied() {
+    let dir = scratch("records_learner_bench");
+    let out = dir.join("bench.json");
+    let finished = run_binary(
+        "rnad-learner",
+        &[
+            "bench",
+            "--config",
+            workspace().join("configs/kuhn.toml").to_str().unwrap(),
+            "--seconds",
+            "0.3",
+            "--set",
+            "rnad.batch_size=32",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &dir,
+        "bench",
+        LIMIT,
+    );
+    succeeded(&finished);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(report["game"], "kuhn_poker");
+    assert_eq!(report["batch_size"], 32);
+    for figure in [
+        "learner_steps_per_second",
+        "actor_decisions_per_second",
+        "end_to_end_decisions_per_second",
+        "neural_nash_conv_seconds",
+    ] {
+        assert!(report[figure].as_f64().unwrap() > 0.0, "{figure}: {report}");
+    }
+}
