@@ -46,6 +46,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    rnad_common::compute::one_thread_per_product_unless_set();
     let cli = Cli::parse();
     let stop = rnad_common::lifecycle::stop_on_signals();
     logging::init(cli.log_format);

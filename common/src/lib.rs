@@ -10,6 +10,7 @@
 //! information states are [`policy::TabularPolicy`] values.
 
 pub mod checkpoint;
+pub mod compute;
 pub mod config;
 pub mod config_keys;
 pub mod files;

@@ -44,6 +44,12 @@ pub struct BenchReport {
     pub neural_nash_conv_seconds: f64,
     /// Seconds to evaluate all four policy kinds as training does.
     pub all_policy_kinds_seconds: f64,
+    /// The whole local run's learner steps per second as a fraction of the
+    /// learner's alone: what sharing the machine with the actors costs.
+    pub end_to_end_fraction_of_learner: f64,
+    /// Threads each CPU matrix product used (`RAYON_NUM_THREADS`; one
+    /// unless set, see `rnad_common::compute`).
+    pub threads_per_product: usize,
 }
 
 /// Runs every measurement for about `seconds` each; `scratch` is a
@@ -144,16 +150,20 @@ pub fn run(
         .state
         .samples;
 
+    let learner_steps_per_second = steps as f64 / elapsed;
+    let end_to_end_steps_per_second = summary.step as f64 / e2e_seconds;
     Ok(BenchReport {
         game: config.game.to_string(),
         hidden: config.network.hidden.clone(),
         batch_size: config.rnad.batch_size,
-        learner_steps_per_second: steps as f64 / elapsed,
+        learner_steps_per_second,
         learner_decisions_per_second: decisions as f64 / elapsed,
         actor_decisions_per_second,
         end_to_end_decisions_per_second: samples as f64 / e2e_seconds,
-        end_to_end_steps_per_second: summary.step as f64 / e2e_seconds,
+        end_to_end_steps_per_second,
         neural_nash_conv_seconds,
         all_policy_kinds_seconds,
+        end_to_end_fraction_of_learner: end_to_end_steps_per_second / learner_steps_per_second,
+        threads_per_product: rnad_common::compute::threads_per_product(),
     })
 }

@@ -264,6 +264,7 @@ fn resolve_config(
 }
 
 fn main() -> ExitCode {
+    rnad_common::compute::one_thread_per_product_unless_set();
     let cli = Cli::parse();
     logging::init(cli.log_format);
     let result = match cli.command {
@@ -321,7 +322,6 @@ fn main() -> ExitCode {
                     max_steps,
                     out,
                     jobs,
-                    threads_per_job: (cores / jobs).max(1),
                     program: std::env::current_exe().map_err(|e| LearnerError::io(&config, e))?,
                 })
             }),

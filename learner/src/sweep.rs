@@ -46,8 +46,6 @@ pub struct SweepOptions {
     pub out: PathBuf,
     /// Runs at once.
     pub jobs: usize,
-    /// Compute threads each run may use.
-    pub threads_per_job: usize,
     /// The `rnad-learner` binary that runs each `local` child.
     pub program: PathBuf,
 }
@@ -313,7 +311,6 @@ impl<'a> Running<'a> {
             .arg(dir)
             .arg("--max-steps")
             .arg(options.max_steps.to_string())
-            .env("RAYON_NUM_THREADS", options.threads_per_job.to_string())
             .stdin(Stdio::null())
             .stdout(file)
             .stderr(err)

@@ -556,4 +556,12 @@ fn the_learner_benchmark_writes_its_figures_with_overrides_applied() {
     ] {
         assert!(report[figure].as_f64().unwrap() > 0.0, "{figure}: {report}");
     }
+    let fraction = report["end_to_end_fraction_of_learner"].as_f64().unwrap();
+    let expected = report["end_to_end_steps_per_second"].as_f64().unwrap()
+        / report["learner_steps_per_second"].as_f64().unwrap();
+    assert!((fraction - expected).abs() < 1e-12, "{report}");
+    assert_eq!(
+        report["threads_per_product"], 1,
+        "one thread unless RAYON_NUM_THREADS is set"
+    );
 }

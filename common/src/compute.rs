@@ -1,0 +1,30 @@
+//! How many threads a CPU matrix product may use.
+//!
+//! candle splits each CPU matrix product over rayon's pool, sized by
+//! `RAYON_NUM_THREADS` (default: every core). For this project's networks
+//! (two hidden layers of 128 or 256 units, batches of a few hundred rows)
+//! splitting costs more than it saves, and in a local run the learner,
+//! every actor thread and the evaluation all split their products over the
+//! same cores at once. Measured with `rnad-learner bench` on the 2-core
+//! development machine, one thread per product instead of two: learner
+//! alone 127 → 203 steps/s, one actor 190k → 567k decisions/s, the whole
+//! local run 71 → 104 steps/s, system time 19.5 s → 6.2 s (default Leduc
+//! config); with 256-unit layers the learner alone loses 12% but the local
+//! run gains 83%. So every binary makes products single-threaded unless
+//! the user has set `RAYON_NUM_THREADS`.
+
+/// The environment variable candle and rayon read.
+pub const THREADS_VAR: &str = "RAYON_NUM_THREADS";
+
+/// Sets `RAYON_NUM_THREADS=1` unless it is set already. Call first thing
+/// in `main`, before any thread starts (the environment is process-wide).
+pub fn one_thread_per_product_unless_set() {
+    if std::env::var_os(THREADS_VAR).is_none() {
+        std::env::set_var(THREADS_VAR, "1");
+    }
+}
+
+/// The threads each CPU matrix product uses now.
+pub fn threads_per_product() -> usize {
+    candle_core::utils::get_num_threads()
+}
