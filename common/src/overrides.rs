@@ -17,6 +17,9 @@ pub struct Override {
     /// The value: TOML (`3e-4`, `[128, 128]`, `true`), or a bare string
     /// (`ema`, `leduc_poker(players=3)`) when it is not valid TOML.
     pub value: toml::Value,
+    /// The value as written: what a string key takes when the text also
+    /// reads as another TOML type (`run_dir=1_000` stays `1_000`).
+    pub raw: String,
 }
 
 impl FromStr for Override {
@@ -33,6 +36,7 @@ impl FromStr for Override {
         Ok(Override {
             key: key.to_string(),
             value: parse_value(value.trim()),
+            raw: value.trim().to_string(),
         })
     }
 }
@@ -48,8 +52,8 @@ impl std::fmt::Display for Override {
 pub struct Grid {
     /// The dotted key.
     pub key: String,
-    /// Its values, in the order given.
-    pub values: Vec<toml::Value>,
+    /// Its values as written, in the order given.
+    pub values: Vec<String>,
 }
 
 impl Grid {
@@ -57,9 +61,10 @@ impl Grid {
     pub fn overrides(&self) -> Vec<Override> {
         self.values
             .iter()
-            .map(|value| Override {
+            .map(|raw| Override {
                 key: self.key.clone(),
-                value: value.clone(),
+                value: parse_value(raw),
+                raw: raw.clone(),
             })
             .collect()
     }
@@ -79,11 +84,11 @@ impl FromStr for Grid {
         if key.is_empty() {
             return Err(format!("{text:?}: the key before `=` is empty"));
         }
-        let values: Vec<toml::Value> = split_top_level(values)
+        let values: Vec<String> = split_top_level(values)
             .into_iter()
-            .map(|v| parse_value(v.trim()))
+            .map(|v| v.trim().to_string())
             .collect();
-        if values.iter().any(|v| display_value(v).is_empty()) {
+        if values.iter().any(String::is_empty) {
             return Err(format!("{text:?}: a value is empty"));
         }
         Ok(Grid {
@@ -191,8 +196,10 @@ fn set(tree: &mut toml::Value, o: &Override) -> Result<(), ConfigError> {
     let value = match (&*node, &o.value) {
         // `--set rnad.eta=1` means 1.0 for a float key.
         (toml::Value::Float(_), toml::Value::Integer(i)) => toml::Value::Float(*i as f64),
-        // A string key takes any text as written (`run_dir=runs/2024`).
-        (toml::Value::String(_), other) => toml::Value::String(display_value(other)),
+        // A string key takes any text as written (`run_dir=runs/2024`,
+        // `run_dir=1_000`); a quoted TOML string loses its quotes.
+        (toml::Value::String(_), toml::Value::String(text)) => toml::Value::String(text.clone()),
+        (toml::Value::String(_), _) => toml::Value::String(o.raw.clone()),
         (_, other) => other.clone(),
     };
     if std::mem::discriminant(node) != std::mem::discriminant(&value) {
@@ -246,6 +253,14 @@ mod tests {
             "seed=7",
         ])
         .unwrap();
+        assert_eq!(
+            apply(&["run_dir=1_000"]).unwrap().run_dir,
+            std::path::PathBuf::from("1_000")
+        );
+        assert_eq!(
+            apply(&["run_dir=\"a b\""]).unwrap().run_dir,
+            std::path::PathBuf::from("a b")
+        );
         assert_eq!(config.rnad.learning_rate, 1e-3);
         assert_eq!(config.rnad.eta, 1.0);
         assert_eq!(config.rnad.averaging, crate::config::Averaging::Am);
@@ -299,13 +314,15 @@ mod tests {
     #[test]
     fn grids_split_at_top_level_commas() {
         let grid: Grid = "network.hidden=[64,64],[128, 128]".parse().unwrap();
-        assert_eq!(grid.values.len(), 2);
-        assert_eq!(display_value(&grid.values[1]), "[128, 128]");
+        assert_eq!(grid.values, ["[64,64]", "[128, 128]"]);
+        assert_eq!(grid.overrides()[1].value.as_array().unwrap().len(), 2);
         let grid: Grid = "game=leduc_poker(players=3,ranks=7),kuhn_poker"
             .parse()
             .unwrap();
-        let values: Vec<String> = grid.values.iter().map(display_value).collect();
-        assert_eq!(values, ["leduc_poker(players=3,ranks=7)", "kuhn_poker"]);
+        assert_eq!(
+            grid.values,
+            ["leduc_poker(players=3,ranks=7)", "kuhn_poker"]
+        );
         assert!("rnad.eta=0.1,"
             .parse::<Grid>()
             .unwrap_err()

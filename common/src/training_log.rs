@@ -22,6 +22,10 @@ pub struct TrainingRecord {
     pub loss_value: f64,
     /// Mean NeuRD loss over the interval's steps.
     pub loss_neurd: f64,
+    /// Mean fraction of the batches' legal logits held at NeuRD's
+    /// threshold (centred |logit| ≥ `rnad.beta_neurd`); older logs lack it.
+    #[serde(default)]
+    pub pinned_logits: f64,
     /// The entropy schedule's α at the last step.
     pub alpha: f64,
     /// Adam's learning rate.

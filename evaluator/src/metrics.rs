@@ -29,8 +29,9 @@ pub struct EvaluatorMetrics {
     pub eval_seconds: Histogram,
     /// Learner step of the last evaluated parameters.
     pub evaluated_step: IntGauge,
-    /// Unix time at which the last evaluation finished (what an alert on a
-    /// stale evaluation compares with `time()`).
+    /// Unix time at which the last evaluation finished, or the metrics
+    /// were created before the first (what an alert on a stale evaluation
+    /// compares with `time()`).
     pub last_evaluation: Gauge,
     /// History lines that could not be written.
     pub write_failures_total: IntCounter,
@@ -90,7 +91,7 @@ impl EvaluatorMetrics {
             .expect("valid metric"),
             last_evaluation: Gauge::new(
                 "rnad_evaluator_last_evaluation_timestamp_seconds",
-                "Unix time at which the last evaluation finished.",
+                "Unix time at which the last evaluation finished (the evaluator's start, before the first).",
             )
             .expect("valid metric"),
             write_failures_total: IntCounter::new(
@@ -116,6 +117,9 @@ impl EvaluatorMetrics {
                 .register(c)
                 .expect("metric names are unique");
         }
+        // Until the first evaluation, the age counts from the start: an
+        // evaluator that never finishes one goes stale too.
+        metrics.last_evaluation.set(unix_now());
         metrics
     }
 }
@@ -126,10 +130,7 @@ impl EvaluatorMetrics {
     pub fn record(&self, evaluation: &Evaluation, game: &dyn Game, step: u64, took: Duration) {
         self.eval_seconds.observe(took.as_secs_f64());
         self.evaluated_step.set(step as i64);
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
-        self.last_evaluation.set(now);
+        self.last_evaluation.set(unix_now());
         if let Some(reports) = &evaluation.exact {
             self.record_exact(reports, game);
         }
@@ -166,6 +167,13 @@ impl EvaluatorMetrics {
             }
         }
     }
+}
+
+/// Seconds since the Unix epoch.
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 impl Default for EvaluatorMetrics {

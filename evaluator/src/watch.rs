@@ -61,11 +61,10 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let started = Instant::now();
     run_sessions(
         stop,
         &options.learner,
-        |attempt| runtime.block_on(session(options, stop, metrics, started, attempt)),
+        |attempt| runtime.block_on(session(options, stop, metrics, attempt)),
         |_, _| {},
     );
 }
@@ -74,7 +73,6 @@ async fn session(
     options: &WatchOptions,
     stop: &AtomicBool,
     metrics: &EvaluatorMetrics,
-    started: Instant,
     attempt: &mut Attempt<'_, '_>,
 ) -> Result<(), ClientError> {
     let proto::Joined {
@@ -109,11 +107,7 @@ async fn session(
                 params.version,
                 timer.elapsed(),
             );
-            let entry = evaluation.entry(
-                params.version,
-                started.elapsed().as_secs_f64(),
-                params.samples,
-            );
+            let entry = evaluation.entry(params.version, params.wall_seconds, params.samples);
             if let Err(error) = rnad_common::jsonl::append(&options.history, &entry) {
                 metrics.write_failures_total.inc();
                 tracing::error!(file = %options.history.display(), %error, "cannot append to the history; watching goes on");

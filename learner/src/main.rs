@@ -309,9 +309,8 @@ fn main() -> ExitCode {
             max_steps,
             out,
             jobs,
-        } => Config::load(&config)
-            .and_then(|base| base.with_overrides(&set.overrides))
-            .map_err(LearnerError::from)
+        } => refuse_reserved(&set.overrides)
+            .and_then(|()| Ok(Config::load(&config)?.with_overrides(&set.overrides)?))
             .and_then(|base| {
                 let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
                 let jobs = jobs.unwrap_or(cores).max(1);
@@ -451,6 +450,17 @@ fn bench(
     println!("{text}");
     tracing::info!("figures written to {}", out.display());
     Ok(())
+}
+
+/// A sweep sets each run's seed and run directory itself.
+fn refuse_reserved(overrides: &[Override]) -> Result<(), LearnerError> {
+    match overrides
+        .iter()
+        .find_map(|o| sweep::RESERVED.iter().find(|(key, _)| *key == o.key))
+    {
+        Some((key, why)) => Err(LearnerError::Usage(format!("--set {key}: {why}"))),
+        None => Ok(()),
+    }
 }
 
 fn print_config(config: Option<PathBuf>, overrides: &[Override]) -> Result<(), LearnerError> {

@@ -111,7 +111,11 @@ pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerErr
         .map_err(|e| LearnerError::io(&dir.config(), e))?;
     let metrics = LearnerMetrics::new();
     metrics.describe_run(config);
-    let (hub, queue) = Hub::new(config, published(&resumed.learner), metrics);
+    let (hub, queue) = Hub::new(
+        config,
+        published(&resumed.learner, resumed.wall_offset),
+        metrics,
+    );
     Ok(Opened {
         dir,
         resumed,
@@ -250,12 +254,14 @@ fn newest_readable(
     }
 }
 
-/// What the learner currently publishes.
-pub fn published(learner: &Learner) -> Published {
+/// What the learner currently publishes, at training wall time
+/// `wall_seconds`.
+pub fn published(learner: &Learner, wall_seconds: f64) -> Published {
     let state = learner.state();
     Published {
         version: state.step,
         samples: state.samples,
+        wall_seconds,
         online: state.online.clone(),
         target: state.target.clone(),
         reg: state.reg.clone(),

@@ -64,6 +64,9 @@ pub struct StepStats {
     pub decisions: usize,
     /// The schedule's α.
     pub alpha: f64,
+    /// Fraction of the batch's legal logits that sit at or beyond NeuRD's
+    /// threshold (centred |logit| ≥ β): pinned, they stop moving one way.
+    pub pinned_logits: f64,
 }
 
 /// The R-NaD learner.
@@ -205,6 +208,12 @@ impl Learner {
             self.rnad.beta_neurd as f32,
             self.rnad.clip_neurd as f32,
         );
+        let pinned_logits = pinned_fraction(
+            &logits_v,
+            &batch.legal,
+            actions,
+            self.rnad.beta_neurd as f32,
+        );
         let coefficients = Tensor::from_slice(&coefficients, (n, actions), &device)?;
         let legal_count = mask.sum_keepdim(1)?;
         let mean_legal = (&logits * &mask)?
@@ -245,6 +254,7 @@ impl Learner {
             loss_neurd: f64::from(loss_neurd.to_scalar::<f32>()?),
             decisions: n,
             alpha: point.alpha,
+            pinned_logits,
         })
     }
 
@@ -354,9 +364,44 @@ pub fn neurd_coefficients(inputs: &NeurdInputs, beta: f32, clip: f32) -> Vec<f32
     out
 }
 
+/// The fraction of legal logits whose value centred on the row's legal
+/// mean is at least `beta` in size: where the NeuRD threshold holds them.
+pub fn pinned_fraction(logits: &[f32], legal: &[f32], actions: usize, beta: f32) -> f64 {
+    let (mut pinned, mut total) = (0usize, 0usize);
+    for (logits, legal) in logits.chunks(actions).zip(legal.chunks(actions)) {
+        let count: f32 = legal.iter().sum();
+        if count == 0.0 {
+            continue;
+        }
+        let mean = logits.iter().zip(legal).map(|(l, m)| l * m).sum::<f32>() / count;
+        for (l, &m) in logits.iter().zip(legal) {
+            if m != 0.0 {
+                total += 1;
+                pinned += usize::from((l - mean).abs() >= beta);
+            }
+        }
+    }
+    if total == 0 {
+        0.0
+    } else {
+        pinned as f64 / total as f64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pinned_logits_are_counted_on_legal_actions_against_the_legal_mean() {
+        // Row 0: legal [1, 1, 1], logits [3, -1, -2], mean 0, β = 2: 3 and
+        // -2 pinned. Row 1: legal [1, 0, 1], logits [1, 100, -1], mean 0:
+        // neither legal logit reaches 2; the illegal 100 is not counted.
+        let logits = [3.0, -1.0, -2.0, 1.0, 100.0, -1.0];
+        let legal = [1.0, 1.0, 1.0, 1.0, 0.0, 1.0];
+        assert_eq!(pinned_fraction(&logits, &legal, 3, 2.0), 2.0 / 5.0);
+        assert_eq!(pinned_fraction(&logits, &legal, 3, 100.0), 0.0);
+    }
 
     /// The NeuRD loss −Σ y'·c has gradient −c with respect to the centred
     /// logits: zero where the threshold blocks, and descending it raises a

@@ -78,6 +78,8 @@ pub struct Published {
     pub version: u64,
     /// Decisions consumed so far.
     pub samples: u64,
+    /// Training wall time so far (across restarts), seconds.
+    pub wall_seconds: f64,
     /// θ.
     pub online: ParamSet,
     /// θ_target.
@@ -239,6 +241,7 @@ impl LearnerService for Service {
         Ok(Some(Params {
             version: latest.version,
             samples: latest.samples,
+            wall_seconds: latest.wall_seconds,
             sets,
         }))
     }

@@ -74,8 +74,8 @@ impl SweepRun {
     }
 }
 
-/// Grid keys the sweep sets itself.
-const RESERVED: [(&str, &str); 2] = [
+/// Keys the sweep sets itself, refused in `--grid` and `--set`.
+pub const RESERVED: [(&str, &str); 2] = [
     ("seed", "give seeds with --seeds"),
     (
         "run_dir",
@@ -117,12 +117,26 @@ fn combinations(grids: &[Grid]) -> Vec<Vec<Override>> {
 /// a run of a different config is an error naming the key or the first
 /// setting that differs (nothing is overwritten).
 pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, LearnerError> {
-    for grid in &options.grids {
+    for (index, grid) in options.grids.iter().enumerate() {
         if let Some((key, why)) = RESERVED.iter().find(|(key, _)| *key == grid.key) {
             return Err(LearnerError::Usage(format!("--grid {key}: {why}")));
         }
+        if options.grids[..index].iter().any(|g| g.key == grid.key) {
+            return Err(LearnerError::Usage(format!(
+                "--grid {}: given twice; list all its values in one --grid",
+                grid.key
+            )));
+        }
     }
-    let mut runs = Vec::new();
+    let mut seeds = options.seeds.clone();
+    seeds.sort_unstable();
+    if seeds.windows(2).any(|w| w[0] == w[1]) {
+        return Err(LearnerError::Usage(format!(
+            "--seeds {:?}: a seed is given twice",
+            options.seeds
+        )));
+    }
+    let mut runs: Vec<SweepRun> = Vec::new();
     for settings in combinations(&options.grids) {
         for &seed in &options.seeds {
             let mut config = options.base.with_overrides(&settings)?;
@@ -130,6 +144,20 @@ pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, LearnerError> {
             config.run_dir = combination_dir(&options.out, &settings).join(format!("seed-{seed}"));
             config.validate()?;
             check_recorded(&config)?;
+            // Two values that read the same (`0.1` and `1e-1`) would make
+            // two runs share one directory.
+            if let Some(twin) = runs.iter().find(|r| r.config.run_dir == config.run_dir) {
+                return Err(LearnerError::Usage(format!(
+                    "--grid: {} and {} are the same setting (one run directory, {})",
+                    twin.name(),
+                    settings
+                        .iter()
+                        .map(|o| format!("{}={}", o.key, o.raw))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    config.run_dir.display()
+                )));
+            }
             runs.push(SweepRun {
                 settings: settings.clone(),
                 seed,

@@ -142,7 +142,8 @@ impl Trainer<'_> {
                 .metrics
                 .update_seconds
                 .observe(timer.elapsed().as_secs_f64());
-            self.hub.publish(published(learner));
+            let wall_seconds = self.wall_offset + started.elapsed().as_secs_f64();
+            self.hub.publish(published(learner, wall_seconds));
             self.record_step(learner, &stats);
             log.step(&stats);
             let step = learner.state().step;

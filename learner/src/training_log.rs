@@ -18,6 +18,7 @@ pub struct TrainingLog {
     steps: u64,
     loss_value: f64,
     loss_neurd: f64,
+    pinned_logits: f64,
     alpha: f64,
     lags: Vec<u64>,
     dropped_at_start: u64,
@@ -34,6 +35,7 @@ impl TrainingLog {
             steps: 0,
             loss_value: 0.0,
             loss_neurd: 0.0,
+            pinned_logits: 0.0,
             alpha: 0.0,
             lags: Vec::new(),
             dropped_at_start: metrics.dropped_trajectories_total.get(),
@@ -46,6 +48,7 @@ impl TrainingLog {
         self.steps += 1;
         self.loss_value += stats.loss_value;
         self.loss_neurd += stats.loss_neurd;
+        self.pinned_logits += stats.pinned_logits;
         self.alpha = stats.alpha;
     }
 
@@ -77,6 +80,7 @@ impl TrainingLog {
             steps: self.steps,
             loss_value: self.loss_value / steps,
             loss_neurd: self.loss_neurd / steps,
+            pinned_logits: self.pinned_logits / steps,
             alpha: self.alpha,
             learning_rate,
             steps_per_second: (state.step - self.start_step) as f64 / elapsed,

@@ -299,6 +299,7 @@ fn grids_over_any_keys_run_their_product_in_directories_named_by_settings() {
             "rnad.eta=0.1,-1",
             "`rnad.eta`: must be finite and non-negative",
         ),
+        ("rnad.eta=0.1,1e-1", "are the same setting"),
     ] {
         let output = Command::new(LEARNER)
             .args(["sweep", "--config"])
@@ -315,4 +316,17 @@ fn grids_over_any_keys_run_their_product_in_directories_named_by_settings() {
         );
         assert!(!root.join("refused").exists(), "{grid}: nothing started");
     }
+    let output = Command::new(LEARNER)
+        .args(["sweep", "--config"])
+        .arg(&config)
+        .args(["--set", "seed=3", "--max-steps", "10", "--out"])
+        .arg(root.join("refused"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("--set seed: give seeds with --seeds"),
+        "{}",
+        text(&output)
+    );
 }

@@ -234,6 +234,7 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
             "steps",
             "loss_value",
             "loss_neurd",
+            "pinned_logits",
             "alpha",
             "learning_rate",
             "steps_per_second",
@@ -249,6 +250,7 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
         assert_eq!(line["steps"], 50);
         assert_eq!(line["learning_rate"], 3e-4);
         assert!(line["loss_value"].as_f64().unwrap().is_finite());
+        assert!((0.0..=1.0).contains(&line["pinned_logits"].as_f64().unwrap()));
         assert!(line["steps_per_second"].as_f64().unwrap() > 0.0);
         assert!(line["policy_lag_p99"].as_f64() >= line["policy_lag_median"].as_f64());
     }

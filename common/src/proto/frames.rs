@@ -68,8 +68,8 @@ impl FrameLimits {
                 .map(|(_, dims)| floats(dims.iter().product()))
                 .sum::<usize>();
         let kinds = super::ParamKind::ALL.len();
-        // Version and samples, the set count, the sets.
-        let response = ENVELOPE + 2 * VARINT_U64 + varint_len(kinds) + kinds * one_set;
+        // Version and samples, the wall time, the set count, the sets.
+        let response = ENVELOPE + 2 * VARINT_U64 + 8 + varint_len(kinds) + kinds * one_set;
         FrameLimits { request, response }
     }
 }

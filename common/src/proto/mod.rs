@@ -23,7 +23,7 @@ use crate::net::{NetShape, ParamSet};
 use crate::trajectory::Trajectory;
 
 /// Bumped whenever a wire type or call changes meaning.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Who is calling, and with what protocol and run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,6 +127,9 @@ pub struct Params {
     pub version: u64,
     /// Decisions the learner had consumed.
     pub samples: u64,
+    /// Training wall time (across restarts) when they were published, so
+    /// an evaluator's history is on the run's own clock.
+    pub wall_seconds: f64,
     /// The requested kinds.
     pub sets: Vec<(ParamKind, WireParams)>,
 }
@@ -252,6 +255,7 @@ mod tests {
                 message: Ok(LearnerServiceResponse::FetchParams(Ok(Some(Params {
                     version: u64::MAX,
                     samples: u64::MAX,
+                    wall_seconds: f64::MAX,
                     sets: ParamKind::ALL.iter().map(|&k| (k, set.clone())).collect(),
                 })))),
             };
