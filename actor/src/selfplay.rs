@@ -13,6 +13,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_common::game::{Game, State, Turn};
 use rnad_common::net::{NetShape, ParamSet, PolicyValueNet};
+use rnad_common::sampling::inverse_cdf;
 use rnad_common::trajectory::{Step, Trajectory};
 
 /// Where a [`SelfPlay`]'s random numbers come from: a ChaCha8 generator
@@ -225,27 +226,9 @@ impl SelfPlay {
     }
 }
 
-/// Inverse-CDF sampling: the first item whose probability exceeds what is
-/// left of `u` after subtracting those before it, or the last item when
-/// rounding leaves some of `u` over.
-fn inverse_cdf<T>(mut u: T, items: impl IntoIterator<Item = (usize, T)>) -> usize
-where
-    T: Copy + PartialOrd + std::ops::SubAssign,
-{
-    let mut last = 0;
-    for (item, p) in items {
-        if u < p {
-            return item;
-        }
-        u -= p;
-        last = item;
-    }
-    last
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{inverse_cdf, RngStream};
+    use super::RngStream;
     use rand::RngExt;
 
     #[test]
@@ -262,15 +245,5 @@ mod tests {
         assert_ne!(base, other_seed);
         // seed 8's stream 0 is not seed 7's stream 1 shifted: no shared values.
         assert!(next.iter().all(|v| !other_seed.contains(v)));
-    }
-
-    #[test]
-    fn inverse_cdf_walks_the_cumulative_probabilities() {
-        let items = [(3, 0.25), (5, 0.5), (8, 0.25)];
-        assert_eq!(inverse_cdf(0.0, items), 3);
-        assert_eq!(inverse_cdf(0.3, items), 5);
-        assert_eq!(inverse_cdf(0.8, items), 8);
-        // Probabilities that sum to a hair under 1 still give an item.
-        assert_eq!(inverse_cdf(0.9999f32, [(1, 0.5f32), (2, 0.4999)]), 2);
     }
 }

@@ -28,5 +28,6 @@ pub mod policy;
 pub mod proto;
 pub mod public_tree;
 pub mod run_dir;
+pub mod sampling;
 pub mod training_log;
 pub mod trajectory;

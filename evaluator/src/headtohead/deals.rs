@@ -12,6 +12,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_common::game::Hands;
+use rnad_common::sampling::inverse_cdf;
 
 /// One deal: the hands by seat and the numbers for public chance moves.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,20 +53,6 @@ pub fn draw(hands: &Hands, players: usize, count: usize, seed: u64) -> Vec<Deal>
             Deal { hands, public }
         })
         .collect()
-}
-
-/// Inverse-CDF sampling: the first item whose probability exceeds what is
-/// left of `u`, or the last item when rounding leaves some of `u` over.
-pub fn inverse_cdf(mut u: f64, items: impl IntoIterator<Item = (usize, f64)>) -> usize {
-    let mut last = 0;
-    for (item, p) in items {
-        if u < p {
-            return item;
-        }
-        u -= p;
-        last = item;
-    }
-    last
 }
 
 #[cfg(test)]

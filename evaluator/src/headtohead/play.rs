@@ -14,8 +14,9 @@ use rnad_common::game::Turn;
 use rnad_common::policy::TabularPolicy;
 use rnad_common::public_tree::{NodeKind, PublicTree};
 
-use super::deals::{inverse_cdf, Deal};
+use super::deals::Deal;
 use crate::exploitability::player_values;
+use rnad_common::sampling::inverse_cdf;
 
 /// Every seat's return in one game of `deal` with `seating[seat]`
 /// playing seat `seat`, actions drawn from `rng`.
