@@ -212,14 +212,7 @@ impl Chart<'_> {
                     PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font(("sans-serif", 17))
-            .draw()
-            .map_err(|e| e.to_string())
+        draw_legend(&mut chart)
     }
 }
 
@@ -328,17 +321,25 @@ fn render_intervals(series: &[IntervalSeries], titles: &IntervalTitles) -> Resul
                     PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font(("sans-serif", 17))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        draw_legend(&mut chart)?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// The legend of every figure: upper right, on a light box.
+fn draw_legend<'a, CT>(chart: &mut ChartContext<'a, SVGBackend<'a>, CT>) -> Result<(), String>
+where
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font(("sans-serif", 17))
+        .draw()
+        .map_err(|e| e.to_string())
 }
 
 /// Ticks of a log axis: 1, 2 and 5 times each power of ten in range, or
