@@ -3,38 +3,18 @@
 //! kind of bad policy file.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn evaluator(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rnad-evaluator"))
-        .args(args)
-        .output()
-        .expect("rnad-evaluator runs")
-}
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/openspiel")
-        .join(name)
-}
+mod support;
+use support::{evaluator, fixture, stdout_json};
 
 fn scratch_dir(test: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(test);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn stdout_json(output: &Output) -> Value {
-    let text = String::from_utf8(output.stdout.clone()).unwrap();
-    assert_eq!(
-        text.trim().lines().count(),
-        1,
-        "exactly one line of JSON: {text}"
-    );
-    serde_json::from_str(&text).expect("stdout is one JSON object")
 }
 
 /// A valid Kuhn policy (uniform) as a JSON object to break in tests.

@@ -4,7 +4,6 @@
 //! league's tables.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use rnad_common::game::GameSpec;
 use rnad_common::history_tree::HistoryTree;
@@ -15,25 +14,12 @@ use rnad_evaluator::headtohead::players::{PlayerSpec, Tabulator};
 use rnad_evaluator::reference::{history_policy, BestResponse};
 use serde_json::Value;
 
-fn evaluator(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rnad-evaluator"))
-        .args(args)
-        .output()
-        .expect("rnad-evaluator runs")
-}
+mod support;
+use support::{evaluator, stdout_json};
 
+/// A fixture's path as a command-line argument.
 fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/openspiel")
-        .join(name)
-        .to_str()
-        .unwrap()
-        .to_string()
-}
-
-fn json(output: &Output) -> Value {
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).expect("one JSON object")
+    support::fixture(name).to_str().unwrap().to_string()
 }
 
 fn player<'a>(report: &'a Value, name: &str) -> &'a Value {
@@ -52,7 +38,7 @@ fn player<'a>(report: &'a Value, name: &str) -> &'a Value {
 /// count). Over both seats: 5/24.
 #[test]
 fn exact_kuhn_rules_against_uniform_match_a_hand_computation() {
-    let report = json(&evaluator(&[
+    let report = stdout_json(&evaluator(&[
         "match",
         "--game",
         "kuhn_poker",
@@ -153,7 +139,7 @@ fn sampled_intervals_cover_the_exact_values() {
             ),
         ),
     ] {
-        let exact = json(&evaluator(&[
+        let exact = stdout_json(&evaluator(&[
             "match",
             "--game",
             spec,
@@ -162,7 +148,7 @@ fn sampled_intervals_cover_the_exact_values() {
             "--exact",
             "--json",
         ]));
-        let sampled = json(&evaluator(&[
+        let sampled_match = [
             "match",
             "--game",
             spec,
@@ -173,7 +159,8 @@ fn sampled_intervals_cover_the_exact_values() {
             "--seed",
             "3",
             "--json",
-        ]));
+        ];
+        let sampled = stdout_json(&evaluator(&sampled_match));
         assert_eq!(sampled["deals"], 4000);
         assert_eq!(sampled["games"], 8000);
         for (e, s) in exact["players"]
@@ -192,18 +179,7 @@ fn sampled_intervals_cover_the_exact_values() {
                 "{spec}: {mean} ± {ci} vs exact {value}"
             );
         }
-        let again = json(&evaluator(&[
-            "match",
-            "--game",
-            spec,
-            "--players",
-            &players,
-            "--deals",
-            "4000",
-            "--seed",
-            "3",
-            "--json",
-        ]));
+        let again = stdout_json(&evaluator(&sampled_match));
         assert_eq!(again["players"], sampled["players"], "reproducible");
     }
 }

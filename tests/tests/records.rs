@@ -24,6 +24,16 @@ fn succeeded(finished: &Finished) {
     );
 }
 
+/// The command failed, saying `expected` on stderr.
+fn refused(finished: &Finished, expected: &str, context: &str) {
+    assert!(!finished.status.success(), "{context}: {finished:?}");
+    assert!(
+        finished.stderr.contains(expected),
+        "{context}: {}",
+        finished.stderr
+    );
+}
+
 fn json(finished: &Finished) -> Value {
     succeeded(finished);
     serde_json::from_str(finished.stdout.trim())
@@ -175,12 +185,7 @@ fn eval_refuses_a_checkpoint_of_another_game_and_a_missing_source() {
         "wrong-game",
         LIMIT,
     );
-    assert!(!finished.status.success());
-    assert!(
-        finished.stderr.contains("is a checkpoint of kuhn_poker"),
-        "{}",
-        finished.stderr
-    );
+    refused(&finished, "is a checkpoint of kuhn_poker", "wrong game");
     let finished = run_binary(
         "rnad-evaluator",
         &["eval", "--game", "kuhn_poker"],
@@ -188,8 +193,7 @@ fn eval_refuses_a_checkpoint_of_another_game_and_a_missing_source() {
         "no-source",
         LIMIT,
     );
-    assert!(!finished.status.success());
-    assert!(finished.stderr.contains("--policy"), "{}", finished.stderr);
+    refused(&finished, "--policy", "no source");
     let not_a_checkpoint = dir.join("kuhn.toml");
     let finished = run_binary(
         "rnad-evaluator",
@@ -204,8 +208,7 @@ fn eval_refuses_a_checkpoint_of_another_game_and_a_missing_source() {
         "not-a-checkpoint",
         LIMIT,
     );
-    assert!(!finished.status.success());
-    assert!(finished.stderr.contains("kuhn.toml"), "{}", finished.stderr);
+    refused(&finished, "kuhn.toml", "not a checkpoint");
     assert!(!dir.join("x.json").exists());
 }
 
@@ -308,12 +311,7 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
         "plot-unknown",
         LIMIT,
     );
-    assert!(!finished.status.success());
-    assert!(
-        finished.stderr.contains("no_such_column"),
-        "{}",
-        finished.stderr
-    );
+    refused(&finished, "no_such_column", "unknown column");
 }
 
 #[test]
@@ -384,13 +382,10 @@ fn config_prints_every_key_with_its_meaning_and_set_is_checked_like_the_file() {
             &format!("bad-{command}"),
             LIMIT,
         );
-        assert!(!finished.status.success(), "{command}");
-        assert!(
-            finished
-                .stderr
-                .contains("`rnad.etta`: no such key; the keys of [rnad] are"),
-            "{command}: {}",
-            finished.stderr
+        refused(
+            &finished,
+            "`rnad.etta`: no such key; the keys of [rnad] are",
+            command,
         );
     }
     for (given, expected) in [
@@ -410,12 +405,7 @@ fn config_prints_every_key_with_its_meaning_and_set_is_checked_like_the_file() {
             "bad-value",
             LIMIT,
         );
-        assert!(!finished.status.success());
-        assert!(
-            finished.stderr.contains(expected),
-            "{given}: {}",
-            finished.stderr
-        );
+        refused(&finished, expected, given);
     }
 }
 
