@@ -158,7 +158,7 @@ pub struct NetworkConfig {
     pub hidden: Vec<usize>,
 }
 
-/// R-NaD hyperparameters (names follow DESIGN.md).
+/// R-NaD hyperparameters (what each does in a step: docs/rnad-update.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RnadConfig {

@@ -1,4 +1,4 @@
-//! One R-NaD learner step (DESIGN.md, steps 1 to 8).
+//! One R-NaD learner step (docs/rnad-update.md, steps 1 to 8).
 //!
 //! Forward θ with gradient and θ_target, θ_reg, θ_reg' without; the entropy
 //! schedule's α blends the two regularisation policies into `log_reg`;
