@@ -169,8 +169,16 @@ pub struct RnadConfig {
     /// never written back.
     #[serde(default, skip_serializing)]
     pub trajectory_max: Option<usize>,
-    /// Adam learning rate.
+    /// Adam learning rate (at step 0, when it decays).
     pub learning_rate: f64,
+    /// Steps over which the learning rate decays geometrically to
+    /// `learning_rate_decay_to` times itself (0: constant; older files
+    /// lack the key).
+    #[serde(default)]
+    pub learning_rate_decay_steps: u64,
+    /// The fraction of `learning_rate` reached after the decay, in (0, 1].
+    #[serde(default = "no_decay")]
+    pub learning_rate_decay_to: f64,
     /// Entropy (regularisation) strength η.
     pub eta: f64,
     /// Target network EMA rate γ_target.
@@ -266,6 +274,11 @@ impl std::str::FromStr for EvaluationMode {
             .find(|m| m.name() == s)
             .ok_or_else(|| format!("unknown evaluation mode {s:?}: use exact or head_to_head"))
     }
+}
+
+/// `rnad.learning_rate_decay_to` when a file does not set it: no decay.
+fn no_decay() -> f64 {
+    1.0
 }
 
 /// Deals per head-to-head opponent unless the config says otherwise: an
@@ -374,6 +387,19 @@ impl Config {
             ),
         )?;
         positive(r.learning_rate, "rnad.learning_rate")?;
+        check(
+            r.learning_rate_decay_to > 0.0 && r.learning_rate_decay_to <= 1.0,
+            "rnad.learning_rate_decay_to",
+            format!("must be in (0, 1], got {}", r.learning_rate_decay_to),
+        )?;
+        check(
+            r.learning_rate_decay_to == 1.0 || r.learning_rate_decay_steps > 0,
+            "rnad.learning_rate_decay_steps",
+            format!(
+                "must be positive when rnad.learning_rate_decay_to ({}) decays the rate",
+                r.learning_rate_decay_to
+            ),
+        )?;
         non_negative(r.eta, "rnad.eta")?;
         unit_interval(r.gamma_target, "rnad.gamma_target")?;
         positive(r.beta_neurd, "rnad.beta_neurd")?;
@@ -588,6 +614,30 @@ mod tests {
     }
 
     #[test]
+    fn the_learning_rate_decay_is_optional_and_read_when_given() {
+        let constant = Config::from_toml(KUHN, "test.toml").unwrap();
+        assert_eq!(constant.rnad.learning_rate_decay_steps, 0);
+        assert_eq!(constant.rnad.learning_rate_decay_to, 1.0);
+        let decaying = KUHN.replacen(
+            "learning_rate = 3e-4",
+            "learning_rate = 3e-4\nlearning_rate_decay_steps = 5000\nlearning_rate_decay_to = 0.1",
+            1,
+        );
+        let decaying = Config::from_toml(&decaying, "test.toml").unwrap();
+        assert_eq!(decaying.rnad.learning_rate_decay_steps, 5000);
+        assert_eq!(decaying.rnad.learning_rate_decay_to, 0.1);
+        let keys: Vec<String> = decaying
+            .changes_from(&constant)
+            .iter()
+            .map(|c| c.key.clone())
+            .collect();
+        assert_eq!(
+            keys,
+            ["rnad.learning_rate_decay_steps", "rnad.learning_rate_decay_to"]
+        );
+    }
+
+    #[test]
     fn unknown_keys_are_refused_by_name() {
         let err = error_for("eta = 0.2", "eta = 0.2\netta = 0.3");
         assert!(err.contains("etta") && err.contains("test.toml"), "{err}");
@@ -615,6 +665,21 @@ mod tests {
                 "gamma_target = 0.01",
                 "gamma_target = 1.5",
                 "rnad.gamma_target",
+            ),
+            (
+                "learning_rate = 3e-4",
+                "learning_rate = 3e-4\nlearning_rate_decay_steps = 100\nlearning_rate_decay_to = 0",
+                "rnad.learning_rate_decay_to",
+            ),
+            (
+                "learning_rate = 3e-4",
+                "learning_rate = 3e-4\nlearning_rate_decay_steps = 100\nlearning_rate_decay_to = 1.5",
+                "rnad.learning_rate_decay_to",
+            ),
+            (
+                "learning_rate = 3e-4",
+                "learning_rate = 3e-4\nlearning_rate_decay_to = 0.1",
+                "rnad.learning_rate_decay_steps",
             ),
             (
                 "batch_size = 128",

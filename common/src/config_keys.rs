@@ -32,6 +32,8 @@ pub const KEYS: &[KeyDoc] = &[
     doc("network.hidden", "widths of the hidden ReLU layers of the policy-value network", "one or more widths, each 1..=65536"),
     doc("rnad.batch_size", "trajectories per learner step", "positive integer"),
     doc("rnad.learning_rate", "Adam's learning rate", "positive"),
+    doc("rnad.learning_rate_decay_steps", "steps over which the learning rate decays geometrically to learning_rate_decay_to times itself, then holds", "0 (constant rate) or more"),
+    doc("rnad.learning_rate_decay_to", "fraction of learning_rate reached at the end of the decay", "(0, 1]; below 1 needs learning_rate_decay_steps > 0"),
     doc("rnad.eta", "entropy (regularisation) strength: the reward is shaped by -eta * log(pi / pi_reg)", "0 or more"),
     doc("rnad.gamma_target", "rate of the target network's moving average of the online network", "(0, 1]"),
     doc("rnad.beta_neurd", "NeuRD's logit threshold: logits beyond +-beta get no further push", "positive"),

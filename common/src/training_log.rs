@@ -26,9 +26,19 @@ pub struct TrainingRecord {
     /// threshold (centred |logit| ≥ `rnad.beta_neurd`); older logs lack it.
     #[serde(default)]
     pub pinned_logits: f64,
+    /// The largest importance weight π(a)/μ(a) of a taken action in the
+    /// interval's batches (θ's probability over the behaviour policy's);
+    /// older logs lack it.
+    #[serde(default)]
+    pub importance_weight_max: f64,
+    /// The interval's mean of |log π(a)/μ(a)| over taken actions (0 when
+    /// the actors play θ itself); older logs lack it.
+    #[serde(default)]
+    pub importance_weight_log_mean_abs: f64,
     /// The entropy schedule's α at the last step.
     pub alpha: f64,
-    /// Adam's learning rate.
+    /// Adam's learning rate after the interval (the schedule's,
+    /// `rnad.learning_rate_decay_steps`).
     pub learning_rate: f64,
     /// Learner steps per second over the interval.
     pub steps_per_second: f64,

@@ -12,8 +12,6 @@ pub struct Adam {
     pub b2: f64,
     /// Denominator epsilon.
     pub eps: f64,
-    /// Learning rate.
-    pub learning_rate: f64,
     /// Each update is clipped to ±this.
     pub clip: f64,
     /// Second moments, one tensor per parameter tensor.
@@ -24,13 +22,7 @@ pub struct Adam {
 
 impl Adam {
     /// Zero moments shaped like `params`.
-    pub fn new(
-        params: &ParamSet,
-        learning_rate: f64,
-        b2: f64,
-        eps: f64,
-        clip: f64,
-    ) -> Result<Adam> {
+    pub fn new(params: &ParamSet, b2: f64, eps: f64, clip: f64) -> Result<Adam> {
         let nu = params
             .tensors()
             .iter()
@@ -39,7 +31,6 @@ impl Adam {
         Ok(Adam {
             b2,
             eps,
-            learning_rate,
             clip,
             nu,
             count: 0,
@@ -56,19 +47,25 @@ impl Adam {
         Ok(Adam { nu, ..self })
     }
 
-    /// The parameters after one step along `grads` (one per tensor).
+    /// The parameters after one step along `grads` (one per tensor) at
+    /// `learning_rate` (the schedule's, so the rate is not Adam's state).
     ///
     /// With b1 = 0 the first moment is the gradient itself:
     /// `ν ← b2·ν + (1 − b2)·g²`, `Δ = −lr · g / (√(ν / (1 − b2^t)) + eps)`,
     /// clipped to ±clip.
-    pub fn step(&mut self, params: &ParamSet, grads: &[Tensor]) -> Result<ParamSet> {
+    pub fn step(
+        &mut self,
+        params: &ParamSet,
+        grads: &[Tensor],
+        learning_rate: f64,
+    ) -> Result<ParamSet> {
         self.count += 1;
         let correction = 1.0 - self.b2.powf(self.count as f64);
         let mut updated = Vec::with_capacity(grads.len());
         for ((param, grad), nu) in params.tensors().iter().zip(grads).zip(self.nu.iter_mut()) {
             *nu = ((&*nu * self.b2)? + (grad.sqr()? * (1.0 - self.b2))?)?;
             let denom = ((&*nu / correction)?.sqrt()? + self.eps)?;
-            let delta = ((grad / denom)? * -self.learning_rate)?.clamp(-self.clip, self.clip)?;
+            let delta = ((grad / denom)? * -learning_rate)?.clamp(-self.clip, self.clip)?;
             updated.push((param + delta)?);
         }
         Ok(ParamSet::from_tensors(updated))
@@ -83,9 +80,9 @@ mod tests {
     fn first_step_moves_each_weight_by_lr_against_its_gradient_sign() {
         let params =
             ParamSet::from_tensors(vec![Tensor::new(&[1.0f32, 1.0, 1.0], &Device::Cpu).unwrap()]);
-        let mut adam = Adam::new(&params, 0.1, 0.999, 1e-7, 1e4).unwrap();
+        let mut adam = Adam::new(&params, 0.999, 1e-7, 1e4).unwrap();
         let grad = Tensor::new(&[2.0f32, -0.5, 0.0], &Device::Cpu).unwrap();
-        let next = adam.step(&params, &[grad]).unwrap().to_vec().unwrap();
+        let next = adam.step(&params, &[grad], 0.1).unwrap().to_vec().unwrap();
         // ν̂ = g² after bias correction, so Δ = −lr·g/(|g| + eps).
         assert!((next[0] - 0.9).abs() < 1e-6, "{next:?}");
         assert!((next[1] - 1.1).abs() < 1e-6, "{next:?}");
@@ -97,9 +94,9 @@ mod tests {
     fn updates_are_clipped() {
         let params =
             ParamSet::from_tensors(vec![Tensor::new(&[0.0f32, 0.0], &Device::Cpu).unwrap()]);
-        let mut adam = Adam::new(&params, 10.0, 0.999, 1e-7, 0.25).unwrap();
+        let mut adam = Adam::new(&params, 0.999, 1e-7, 0.25).unwrap();
         let grad = Tensor::new(&[1.0f32, -1.0], &Device::Cpu).unwrap();
-        let next = adam.step(&params, &[grad]).unwrap().to_vec().unwrap();
+        let next = adam.step(&params, &[grad], 10.0).unwrap().to_vec().unwrap();
         assert_eq!(next, vec![-0.25, 0.25]);
     }
 }

@@ -101,7 +101,6 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
     let adam = Adam {
         b2: r.adam_b2,
         eps: r.adam_eps,
-        learning_rate: r.learning_rate,
         clip: r.clip_gradient,
         nu: set("adam_nu")?.tensors().to_vec(),
         count: meta.adam_count,

@@ -8,6 +8,7 @@ pub mod batch;
 pub mod bench;
 pub mod checkpoint;
 pub mod error;
+pub mod learning_rate;
 pub mod local;
 pub mod metrics;
 pub mod resume;

@@ -15,6 +15,7 @@ use rnad_common::trajectory::Trajectory;
 use crate::adam::Adam;
 use crate::averaging::next_reg;
 use crate::batch::Batch;
+use crate::learning_rate::LearningRateSchedule;
 use crate::schedule::EntropySchedule;
 use crate::vtrace::{v_trace, VTraceInput};
 
@@ -67,6 +68,8 @@ pub struct StepStats {
     /// Fraction of the batch's legal logits that sit at or beyond NeuRD's
     /// threshold (centred |logit| ≥ β): pinned, they stop moving one way.
     pub pinned_logits: f64,
+    /// How far the behaviour policies were from θ's on the batch.
+    pub importance: ImportanceSpread,
 }
 
 /// The R-NaD learner.
@@ -76,6 +79,7 @@ pub struct Learner {
     shape: NetShape,
     players: usize,
     schedule: EntropySchedule,
+    learning_rate: LearningRateSchedule,
     state: LearnerState,
     device: Device,
 }
@@ -87,13 +91,7 @@ impl Learner {
         let shape = NetShape::for_config(config);
         let params = ParamSet::init(&shape, config.seed)?;
         let r = &config.rnad;
-        let adam = Adam::new(
-            &params,
-            r.learning_rate,
-            r.adam_b2,
-            r.adam_eps,
-            r.clip_gradient,
-        )?;
+        let adam = Adam::new(&params, r.adam_b2, r.adam_eps, r.clip_gradient)?;
         let state = LearnerState {
             step: 0,
             rolls: 0,
@@ -120,6 +118,7 @@ impl Learner {
                 r.entropy_schedule_size.clone(),
                 r.entropy_schedule_repeats.clone(),
             ),
+            learning_rate: LearningRateSchedule::from_config(r),
             state,
             device: device.clone(),
         })
@@ -133,6 +132,11 @@ impl Learner {
     /// The network shape.
     pub fn shape(&self) -> &NetShape {
         &self.shape
+    }
+
+    /// Adam's learning rate for the next step.
+    pub fn learning_rate(&self) -> f64 {
+        self.learning_rate.at(self.state.step)
     }
 
     /// One R-NaD step on `trajectories`.
@@ -214,6 +218,7 @@ impl Learner {
             actions,
             self.rnad.beta_neurd as f32,
         );
+        let importance = importance_spread(&pi_v, &batch.action, &batch.behaviour, actions);
         let coefficients = Tensor::from_slice(&coefficients, (n, actions), &device)?;
         let legal_count = mask.sum_keepdim(1)?;
         let mean_legal = (&logits * &mask)?
@@ -234,7 +239,7 @@ impl Learner {
 
         // 6–8. Adam, target EMA, regularisation roll.
         let s = &mut self.state;
-        s.online = s.adam.step(&s.online, &grads)?;
+        s.online = s.adam.step(&s.online, &grads, self.learning_rate.at(s.step))?;
         s.target = s.target.lerp(&s.online, self.rnad.gamma_target)?;
         if point.roll {
             s.rolls += 1;
@@ -255,6 +260,7 @@ impl Learner {
             decisions: n,
             alpha: point.alpha,
             pinned_logits,
+            importance,
         })
     }
 
@@ -388,9 +394,95 @@ pub fn pinned_fraction(logits: &[f32], legal: &[f32], actions: usize, beta: f32)
     }
 }
 
+/// The importance weights `ρ = π(a_t)/μ(a_t)` of a batch's taken actions
+/// (θ's probability over the behaviour policy's): v-trace multiplies
+/// returns by them, so stale or far-off behaviour shows here first.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ImportanceSpread {
+    /// The largest ρ.
+    pub max: f64,
+    /// The mean of |log ρ| (0 when θ plays exactly the behaviour policy).
+    pub mean_abs_log: f64,
+}
+
+/// The spread of the importance weights of `action` (one per row, policy
+/// rows of `actions` entries) under behaviour probabilities `behaviour`.
+pub fn importance_spread(
+    policy: &[f32],
+    action: &[u8],
+    behaviour: &[f32],
+    actions: usize,
+) -> ImportanceSpread {
+    let mut spread = ImportanceSpread::default();
+    for (row, (&a, &mu)) in action.iter().zip(behaviour).enumerate() {
+        let rho = f64::from(policy[row * actions + usize::from(a)]) / f64::from(mu);
+        spread.max = spread.max.max(rho);
+        spread.mean_abs_log += rho.ln().abs();
+    }
+    spread.mean_abs_log /= action.len().max(1) as f64;
+    spread
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Adam's step is linear in the rate, so from equal states on equal
+    /// batches a learner whose schedule has decayed to a quarter moves θ by
+    /// exactly a quarter of a constant-rate learner's move.
+    #[test]
+    fn updates_follow_the_learning_rate_schedule() {
+        use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
+        let constant = Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
+        let mut decaying = constant.clone();
+        decaying.rnad.learning_rate_decay_steps = 1;
+        decaying.rnad.learning_rate_decay_to = 0.25;
+        let mut a = Learner::new(&constant, &Device::Cpu).unwrap();
+        let mut b = Learner::new(&decaying, &Device::Cpu).unwrap();
+        let snapshot = PolicySnapshot {
+            version: 0,
+            params: a.state().online.clone(),
+        };
+        let game = constant.game.load();
+        let mut play = SelfPlay::new(game, NetShape::for_config(&constant), 8, RngStream::of(7));
+        let batch = play.play_fresh(&snapshot, 64).unwrap();
+        assert_eq!(b.learning_rate(), constant.rnad.learning_rate);
+        a.step(&batch).unwrap();
+        b.step(&batch).unwrap();
+        let after_one = a.state().online.to_vec().unwrap();
+        assert_eq!(b.state().online.to_vec().unwrap(), after_one);
+        assert_eq!(b.learning_rate(), constant.rnad.learning_rate * 0.25);
+        a.step(&batch).unwrap();
+        b.step(&batch).unwrap();
+        let (full, quarter) = (
+            a.state().online.to_vec().unwrap(),
+            b.state().online.to_vec().unwrap(),
+        );
+        let mut moved = 0;
+        for ((start, full), quarter) in after_one.iter().zip(&full).zip(&quarter) {
+            let (full_move, quarter_move) = (full - start, quarter - start);
+            assert!(
+                (quarter_move - 0.25 * full_move).abs() <= 1e-7 + 1e-3 * full_move.abs(),
+                "{quarter_move} is not a quarter of {full_move}"
+            );
+            moved += usize::from(full_move != 0.0);
+        }
+        assert!(moved > after_one.len() / 2, "only {moved} weights moved");
+    }
+
+    #[test]
+    fn importance_spread_reads_the_taken_actions_ratio() {
+        // Row 0 took action 1: π 0.5 over μ 0.25 → ρ = 2. Row 1 took
+        // action 0: π 0.2 over μ 0.4 → ρ = 0.5. |log ρ| = ln 2 for both.
+        let policy = [0.5, 0.5, 0.2, 0.8];
+        let spread = importance_spread(&policy, &[1, 0], &[0.25, 0.4], 2);
+        assert!((spread.max - 2.0).abs() < 1e-6, "{spread:?}");
+        assert!((spread.mean_abs_log - 2f64.ln()).abs() < 1e-6, "{spread:?}");
+        // On-policy: every ρ is 1.
+        let on_policy = importance_spread(&policy, &[1, 0], &[0.5, 0.2], 2);
+        assert!((on_policy.max - 1.0).abs() < 1e-6);
+        assert!(on_policy.mean_abs_log < 1e-6);
+    }
 
     #[test]
     fn pinned_logits_are_counted_on_legal_actions_against_the_legal_mean() {

@@ -205,7 +205,7 @@ impl Trainer<'_> {
             learner.state(),
             &self.hub.metrics,
             self.wall_offset + started.elapsed().as_secs_f64(),
-            self.config.rnad.learning_rate,
+            learner.learning_rate(),
             self.hub.queue_depth(),
         );
         let path = self.dir.training_log();

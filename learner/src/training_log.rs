@@ -7,7 +7,7 @@ use prometheus::core::Collector;
 use rnad_common::training_log::{quantile, TrainingRecord};
 
 use crate::metrics::LearnerMetrics;
-use crate::rnad::{LearnerState, StepStats};
+use crate::rnad::{ImportanceSpread, LearnerState, StepStats};
 
 /// The interval being gathered.
 #[derive(Debug)]
@@ -19,6 +19,7 @@ pub struct TrainingLog {
     loss_value: f64,
     loss_neurd: f64,
     pinned_logits: f64,
+    importance: ImportanceSpread,
     alpha: f64,
     lags: Vec<u64>,
     dropped_at_start: u64,
@@ -36,6 +37,7 @@ impl TrainingLog {
             loss_value: 0.0,
             loss_neurd: 0.0,
             pinned_logits: 0.0,
+            importance: ImportanceSpread::default(),
             alpha: 0.0,
             lags: Vec::new(),
             dropped_at_start: metrics.dropped_trajectories_total.get(),
@@ -49,6 +51,8 @@ impl TrainingLog {
         self.loss_value += stats.loss_value;
         self.loss_neurd += stats.loss_neurd;
         self.pinned_logits += stats.pinned_logits;
+        self.importance.max = self.importance.max.max(stats.importance.max);
+        self.importance.mean_abs_log += stats.importance.mean_abs_log;
         self.alpha = stats.alpha;
     }
 
@@ -81,6 +85,8 @@ impl TrainingLog {
             loss_value: self.loss_value / steps,
             loss_neurd: self.loss_neurd / steps,
             pinned_logits: self.pinned_logits / steps,
+            importance_weight_max: self.importance.max,
+            importance_weight_log_mean_abs: self.importance.mean_abs_log / steps,
             alpha: self.alpha,
             learning_rate,
             steps_per_second: (state.step - self.start_step) as f64 / elapsed,

@@ -238,6 +238,8 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
             "loss_value",
             "loss_neurd",
             "pinned_logits",
+            "importance_weight_max",
+            "importance_weight_log_mean_abs",
             "alpha",
             "learning_rate",
             "steps_per_second",
@@ -255,6 +257,11 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
         assert!(line["loss_value"].as_f64().unwrap().is_finite());
         assert!((0.0..=1.0).contains(&line["pinned_logits"].as_f64().unwrap()));
         assert!(line["steps_per_second"].as_f64().unwrap() > 0.0);
+        // Actors play θ of at most a few steps ago: weights near 1.
+        let rho_max = line["importance_weight_max"].as_f64().unwrap();
+        assert!((0.5..100.0).contains(&rho_max), "{line}");
+        let log_spread = line["importance_weight_log_mean_abs"].as_f64().unwrap();
+        assert!((0.0..1.0).contains(&log_spread), "{line}");
         assert!(line["policy_lag_p99"].as_f64() >= line["policy_lag_median"].as_f64());
     }
 
@@ -429,6 +436,10 @@ fn local_runs_with_overrides_and_records_them() {
             "training_log.interval_steps=20",
             "--set",
             "rnad.learning_rate=1e-3",
+            "--set",
+            "rnad.learning_rate_decay_steps=40",
+            "--set",
+            "rnad.learning_rate_decay_to=0.01",
         ],
         &dir,
         "local",
@@ -437,11 +448,21 @@ fn local_runs_with_overrides_and_records_them() {
     succeeded(&finished);
     let recorded = std::fs::read_to_string(run.join("config.toml")).unwrap();
     assert!(recorded.contains("learning_rate = 0.001"), "{recorded}");
-    let steps: Vec<u64> = training_log(&run)
+    assert!(recorded.contains("learning_rate_decay_steps = 40"), "{recorded}");
+    let lines = training_log(&run);
+    let steps: Vec<u64> = lines
         .iter()
         .map(|l| l["learner_step"].as_u64().unwrap())
         .collect();
     assert_eq!(steps, [20, 40, 60]);
+    // 1e-3 · 0.01^(step / 40): a tenth half-way, then a hundredth, held.
+    let rates: Vec<f64> = lines
+        .iter()
+        .map(|l| l["learning_rate"].as_f64().unwrap())
+        .collect();
+    for (rate, expected) in rates.iter().zip([1e-4, 1e-5, 1e-5]) {
+        assert!((rate - expected).abs() < 1e-12, "{rates:?}");
+    }
 }
 
 #[test]

@@ -1,0 +1,83 @@
+//! The learning-rate schedule: Adam's rate at each learner step.
+//!
+//! With b1 = 0, Adam moves every weight by about the learning rate at every
+//! step, whatever the gradient's size, so at a constant rate the online
+//! network never settles: it jitters around the regularised game's fixed
+//! point with an amplitude set by the rate, and the target network's EMA
+//! only partly averages the jitter out. Decaying the rate shrinks the
+//! jitter as training goes on (docs/results/leduc-quality/).
+//!
+//! `lr(t) = lr₀ · f^min(t/T, 1)` with `f` = `rnad.learning_rate_decay_to`
+//! and `T` = `rnad.learning_rate_decay_steps`: a geometric decay from the
+//! configured rate to `f` times it over `T` steps, then constant. `T = 0`
+//! keeps the rate constant.
+
+use rnad_common::config::RnadConfig;
+
+/// Adam's learning rate as a function of the learner step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LearningRateSchedule {
+    initial: f64,
+    final_fraction: f64,
+    decay_steps: u64,
+}
+
+impl LearningRateSchedule {
+    /// The schedule `config` describes (validated with the config).
+    pub fn from_config(config: &RnadConfig) -> Self {
+        LearningRateSchedule {
+            initial: config.learning_rate,
+            final_fraction: config.learning_rate_decay_to,
+            decay_steps: config.learning_rate_decay_steps,
+        }
+    }
+
+    /// The rate for the update made at `step` (the first update is step 0).
+    pub fn at(&self, step: u64) -> f64 {
+        if self.decay_steps == 0 {
+            return self.initial;
+        }
+        let progress = (step as f64 / self.decay_steps as f64).min(1.0);
+        self.initial * self.final_fraction.powf(progress)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schedule(initial: f64, final_fraction: f64, decay_steps: u64) -> LearningRateSchedule {
+        LearningRateSchedule {
+            initial,
+            final_fraction,
+            decay_steps,
+        }
+    }
+
+    #[test]
+    fn without_decay_steps_the_rate_is_constant() {
+        let s = schedule(6e-4, 0.1, 0);
+        assert!([0, 1, 1_000, u64::MAX].iter().all(|&t| s.at(t) == 6e-4));
+    }
+
+    #[test]
+    fn the_rate_decays_geometrically_then_holds() {
+        // 1e-3 to a hundredth over 1,000 steps: a tenth at the half-way
+        // step, 10^(-2·t/1000) in general, 1e-5 from step 1,000 on.
+        let s = schedule(1e-3, 0.01, 1_000);
+        assert_eq!(s.at(0), 1e-3);
+        assert!((s.at(500) - 1e-4).abs() < 1e-15, "{}", s.at(500));
+        assert!((s.at(250) - 1e-3 * 10f64.powf(-0.5)).abs() < 1e-15);
+        assert!((s.at(1_000) - 1e-5).abs() < 1e-17, "{}", s.at(1_000));
+        assert_eq!(s.at(1_000), s.at(50_000));
+        // Monotone in between.
+        let rates: Vec<f64> = (0..=1_000).step_by(50).map(|t| s.at(t)).collect();
+        assert!(rates.windows(2).all(|w| w[1] < w[0]), "{rates:?}");
+    }
+
+    #[test]
+    fn a_fraction_of_one_is_constant_whatever_the_steps() {
+        let s = schedule(3e-4, 1.0, 10);
+        assert!((0..30).all(|t| s.at(t) == 3e-4));
+    }
+}
