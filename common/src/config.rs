@@ -633,7 +633,10 @@ mod tests {
             .collect();
         assert_eq!(
             keys,
-            ["rnad.learning_rate_decay_steps", "rnad.learning_rate_decay_to"]
+            [
+                "rnad.learning_rate_decay_steps",
+                "rnad.learning_rate_decay_to"
+            ]
         );
     }
 

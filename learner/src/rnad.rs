@@ -239,7 +239,9 @@ impl Learner {
 
         // 6–8. Adam, target EMA, regularisation roll.
         let s = &mut self.state;
-        s.online = s.adam.step(&s.online, &grads, self.learning_rate.at(s.step))?;
+        s.online = s
+            .adam
+            .step(&s.online, &grads, self.learning_rate.at(s.step))?;
         s.target = s.target.lerp(&s.online, self.rnad.gamma_target)?;
         if point.roll {
             s.rolls += 1;

@@ -448,7 +448,10 @@ fn local_runs_with_overrides_and_records_them() {
     succeeded(&finished);
     let recorded = std::fs::read_to_string(run.join("config.toml")).unwrap();
     assert!(recorded.contains("learning_rate = 0.001"), "{recorded}");
-    assert!(recorded.contains("learning_rate_decay_steps = 40"), "{recorded}");
+    assert!(
+        recorded.contains("learning_rate_decay_steps = 40"),
+        "{recorded}"
+    );
     let lines = training_log(&run);
     let steps: Vec<u64> = lines
         .iter()
