@@ -7,7 +7,7 @@ use prometheus::core::Collector;
 use rnad_common::training_log::{quantile, TrainingRecord};
 
 use crate::metrics::LearnerMetrics;
-use crate::rnad::{ImportanceSpread, LearnerState, StepStats};
+use crate::rnad::{LearnerState, StepStats};
 
 /// The interval being gathered.
 #[derive(Debug)]
@@ -19,7 +19,10 @@ pub struct TrainingLog {
     loss_value: f64,
     loss_neurd: f64,
     pinned_logits: f64,
-    importance: ImportanceSpread,
+    /// The largest importance weight of the interval.
+    importance_max: f64,
+    /// The sum over its steps of each batch's mean |log ρ|.
+    importance_abs_log_sum: f64,
     alpha: f64,
     lags: Vec<u64>,
     dropped_at_start: u64,
@@ -37,7 +40,8 @@ impl TrainingLog {
             loss_value: 0.0,
             loss_neurd: 0.0,
             pinned_logits: 0.0,
-            importance: ImportanceSpread::default(),
+            importance_max: 0.0,
+            importance_abs_log_sum: 0.0,
             alpha: 0.0,
             lags: Vec::new(),
             dropped_at_start: metrics.dropped_trajectories_total.get(),
@@ -51,8 +55,8 @@ impl TrainingLog {
         self.loss_value += stats.loss_value;
         self.loss_neurd += stats.loss_neurd;
         self.pinned_logits += stats.pinned_logits;
-        self.importance.max = self.importance.max.max(stats.importance.max);
-        self.importance.mean_abs_log += stats.importance.mean_abs_log;
+        self.importance_max = self.importance_max.max(stats.importance.max);
+        self.importance_abs_log_sum += stats.importance.mean_abs_log;
         self.alpha = stats.alpha;
     }
 
@@ -85,8 +89,8 @@ impl TrainingLog {
             loss_value: self.loss_value / steps,
             loss_neurd: self.loss_neurd / steps,
             pinned_logits: self.pinned_logits / steps,
-            importance_weight_max: self.importance.max,
-            importance_weight_log_mean_abs: self.importance.mean_abs_log / steps,
+            importance_weight_max: self.importance_max,
+            importance_weight_log_mean_abs: self.importance_abs_log_sum / steps,
             alpha: self.alpha,
             learning_rate,
             steps_per_second: (state.step - self.start_step) as f64 / elapsed,
