@@ -89,29 +89,26 @@ fn read_training_log(path: &Path) -> Result<Vec<serde_json::Value>, ExperimentEr
         .collect()
 }
 
-/// Parses history lines (blank lines are skipped); at least one entry, and
-/// learner steps must not go backwards.
+/// Parses history lines (blank lines are skipped); at least one entry.
+///
+/// A line whose learner step is below earlier lines' supersedes those
+/// lines: the run went back to an older checkpoint, and they belong to the
+/// steps it abandoned. The learner cuts its own
+/// history back when it resumes, but a separate evaluator (compose) may
+/// finish an evaluation of the abandoned steps after the cut and append it.
 pub fn parse_history(path: &Path, text: &str) -> Result<Vec<HistoryEntry>, ExperimentError> {
     let mut history: Vec<HistoryEntry> = Vec::new();
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let malformed = |message: String| ExperimentError::Malformed {
-            path: path.to_path_buf(),
-            line: index + 1,
-            message,
-        };
         let entry: HistoryEntry =
-            serde_json::from_str(line).map_err(|e| malformed(e.to_string()))?;
-        if let Some(previous) = history.last() {
-            if entry.learner_step < previous.learner_step {
-                return Err(malformed(format!(
-                    "learner_step {} after {}",
-                    entry.learner_step, previous.learner_step
-                )));
-            }
-        }
+            serde_json::from_str(line).map_err(|e| ExperimentError::Malformed {
+                path: path.to_path_buf(),
+                line: index + 1,
+                message: e.to_string(),
+            })?;
+        history.retain(|earlier| earlier.learner_step <= entry.learner_step);
         history.push(entry);
     }
     if history.is_empty() {
