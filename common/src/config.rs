@@ -172,13 +172,13 @@ pub struct RnadConfig {
     /// Adam learning rate (at step 0, when it decays).
     pub learning_rate: f64,
     /// Steps over which the learning rate decays geometrically to
-    /// `learning_rate_decay_to` times itself (0: constant; older files
+    /// `learning_rate_final_fraction` times itself (0: constant; older files
     /// lack the key).
     #[serde(default)]
     pub learning_rate_decay_steps: u64,
     /// The fraction of `learning_rate` reached after the decay, in (0, 1].
     #[serde(default = "no_decay")]
-    pub learning_rate_decay_to: f64,
+    pub learning_rate_final_fraction: f64,
     /// Entropy (regularisation) strength η.
     pub eta: f64,
     /// Target network EMA rate γ_target.
@@ -276,7 +276,7 @@ impl std::str::FromStr for EvaluationMode {
     }
 }
 
-/// `rnad.learning_rate_decay_to` when a file does not set it: no decay.
+/// `rnad.learning_rate_final_fraction` when a file does not set it: no decay.
 fn no_decay() -> f64 {
     1.0
 }
@@ -388,16 +388,16 @@ impl Config {
         )?;
         positive(r.learning_rate, "rnad.learning_rate")?;
         check(
-            r.learning_rate_decay_to > 0.0 && r.learning_rate_decay_to <= 1.0,
-            "rnad.learning_rate_decay_to",
-            format!("must be in (0, 1], got {}", r.learning_rate_decay_to),
+            r.learning_rate_final_fraction > 0.0 && r.learning_rate_final_fraction <= 1.0,
+            "rnad.learning_rate_final_fraction",
+            format!("must be in (0, 1], got {}", r.learning_rate_final_fraction),
         )?;
         check(
-            r.learning_rate_decay_to == 1.0 || r.learning_rate_decay_steps > 0,
+            r.learning_rate_final_fraction == 1.0 || r.learning_rate_decay_steps > 0,
             "rnad.learning_rate_decay_steps",
             format!(
-                "must be positive when rnad.learning_rate_decay_to ({}) decays the rate",
-                r.learning_rate_decay_to
+                "must be positive when rnad.learning_rate_final_fraction ({}) decays the rate",
+                r.learning_rate_final_fraction
             ),
         )?;
         non_negative(r.eta, "rnad.eta")?;
@@ -617,15 +617,15 @@ mod tests {
     fn the_learning_rate_decay_is_optional_and_read_when_given() {
         let constant = Config::from_toml(KUHN, "test.toml").unwrap();
         assert_eq!(constant.rnad.learning_rate_decay_steps, 0);
-        assert_eq!(constant.rnad.learning_rate_decay_to, 1.0);
+        assert_eq!(constant.rnad.learning_rate_final_fraction, 1.0);
         let decaying = KUHN.replacen(
             "learning_rate = 3e-4",
-            "learning_rate = 3e-4\nlearning_rate_decay_steps = 5000\nlearning_rate_decay_to = 0.1",
+            "learning_rate = 3e-4\nlearning_rate_decay_steps = 5000\nlearning_rate_final_fraction = 0.1",
             1,
         );
         let decaying = Config::from_toml(&decaying, "test.toml").unwrap();
         assert_eq!(decaying.rnad.learning_rate_decay_steps, 5000);
-        assert_eq!(decaying.rnad.learning_rate_decay_to, 0.1);
+        assert_eq!(decaying.rnad.learning_rate_final_fraction, 0.1);
         let keys: Vec<String> = decaying
             .changes_from(&constant)
             .iter()
@@ -635,7 +635,7 @@ mod tests {
             keys,
             [
                 "rnad.learning_rate_decay_steps",
-                "rnad.learning_rate_decay_to"
+                "rnad.learning_rate_final_fraction"
             ]
         );
     }
@@ -671,17 +671,17 @@ mod tests {
             ),
             (
                 "learning_rate = 3e-4",
-                "learning_rate = 3e-4\nlearning_rate_decay_steps = 100\nlearning_rate_decay_to = 0",
-                "rnad.learning_rate_decay_to",
+                "learning_rate = 3e-4\nlearning_rate_decay_steps = 100\nlearning_rate_final_fraction = 0",
+                "rnad.learning_rate_final_fraction",
             ),
             (
                 "learning_rate = 3e-4",
-                "learning_rate = 3e-4\nlearning_rate_decay_steps = 100\nlearning_rate_decay_to = 1.5",
-                "rnad.learning_rate_decay_to",
+                "learning_rate = 3e-4\nlearning_rate_decay_steps = 100\nlearning_rate_final_fraction = 1.5",
+                "rnad.learning_rate_final_fraction",
             ),
             (
                 "learning_rate = 3e-4",
-                "learning_rate = 3e-4\nlearning_rate_decay_to = 0.1",
+                "learning_rate = 3e-4\nlearning_rate_final_fraction = 0.1",
                 "rnad.learning_rate_decay_steps",
             ),
             (

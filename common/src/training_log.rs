@@ -34,11 +34,11 @@ pub struct TrainingRecord {
     /// The interval's mean of |log π(a)/μ(a)| over taken actions (0 when
     /// the actors play θ itself); older logs lack it.
     #[serde(default)]
-    pub importance_weight_log_mean_abs: f64,
+    pub importance_weight_mean_abs_log: f64,
     /// The entropy schedule's α at the last step.
     pub alpha: f64,
-    /// Adam's learning rate after the interval (the schedule's,
-    /// `rnad.learning_rate_decay_steps`).
+    /// Adam's learning rate for the next update (the schedule's at
+    /// `learner_step`, `rnad.learning_rate_decay_steps`).
     pub learning_rate: f64,
     /// Learner steps per second over the interval.
     pub steps_per_second: f64,

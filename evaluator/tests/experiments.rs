@@ -209,14 +209,15 @@ fn summary_figures_match_a_hand_computation() {
 fn a_history_that_went_back_keeps_the_lines_of_the_resumed_steps() {
     let root = scratch("went_back");
     let ema = config(&root, Averaging::Ema, 0);
-    // A run that went back to an older checkpoint: the line at 10 is of
-    // the abandoned steps (an evaluator finished it after the learner cut
-    // its history back), and the lines from 5 on supersede it.
+    // A run that went back to an older checkpoint at step 5: the lines at
+    // 10 and 15 are of the abandoned steps (an evaluator finished them
+    // after the learner cut its history back); the resumed run's own
+    // evaluation at 10 replaces the abandoned one.
     let resumed = make_run(
         &root,
         "resumed",
         ema.clone(),
-        &entries(&[0, 10, 5, 5, 20], &[3.0, 2.0, 1.0, 1.5, 0.5]),
+        &entries(&[0, 10, 15, 5, 10, 20], &[3.0, 2.0, 1.8, 1.0, 1.5, 0.5]),
     );
     let steps: Vec<u64> = load_run(&resumed)
         .unwrap()
@@ -224,7 +225,18 @@ fn a_history_that_went_back_keeps_the_lines_of_the_resumed_steps() {
         .iter()
         .map(|e| e.learner_step)
         .collect();
-    assert_eq!(steps, [0, 5, 5, 20]);
+    assert_eq!(steps, [0, 5, 10, 20]);
+    let values: Vec<f64> = load_run(&resumed)
+        .unwrap()
+        .history
+        .iter()
+        .map(|e| e.nash_conv.as_ref().unwrap().target)
+        .collect();
+    assert_eq!(
+        values,
+        [3.0, 1.0, 1.5, 0.5],
+        "the resumed run's own line at 10"
+    );
 }
 
 #[test]

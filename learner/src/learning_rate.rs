@@ -2,15 +2,18 @@
 //!
 //! With b1 = 0, Adam moves every weight by about the learning rate at every
 //! step, whatever the gradient's size, so at a constant rate the online
-//! network never settles: it jitters around the regularised game's fixed
-//! point with an amplitude set by the rate, and the target network's EMA
-//! only partly averages the jitter out. Decaying the rate shrinks the
-//! jitter as training goes on (docs/results/leduc-quality/).
+//! network keeps moving around the point it is pulled toward. A decaying
+//! rate was the obvious remedy for the default Leduc run's wandering; on
+//! Leduc it did not calm the wandering and slowed progress
+//! (docs/results/leduc-quality/), so it is off by default and kept as a
+//! knob.
 //!
-//! `lr(t) = lr₀ · f^min(t/T, 1)` with `f` = `rnad.learning_rate_decay_to`
+//! `lr(t) = lr₀ · f^min(t/T, 1)` with `f` = `rnad.learning_rate_final_fraction`
 //! and `T` = `rnad.learning_rate_decay_steps`: a geometric decay from the
 //! configured rate to `f` times it over `T` steps, then constant. `T = 0`
-//! keeps the rate constant.
+//! keeps the rate constant. `t` is the run's learner step, so a run
+//! resumed with a decay it did not have before starts at the rate the
+//! schedule gives its current step.
 
 use rnad_common::config::RnadConfig;
 
@@ -27,7 +30,7 @@ impl LearningRateSchedule {
     pub fn from_config(config: &RnadConfig) -> Self {
         LearningRateSchedule {
             initial: config.learning_rate,
-            final_fraction: config.learning_rate_decay_to,
+            final_fraction: config.learning_rate_final_fraction,
             decay_steps: config.learning_rate_decay_steps,
         }
     }

@@ -417,7 +417,10 @@ pub fn importance_spread(
 ) -> ImportanceSpread {
     let mut spread = ImportanceSpread::default();
     for (row, (&a, &mu)) in action.iter().zip(behaviour).enumerate() {
-        let rho = f64::from(policy[row * actions + usize::from(a)]) / f64::from(mu);
+        // θ's probability can underflow to 0 in f32; the floor keeps the
+        // logarithm finite (a JSON log line cannot hold infinity).
+        let rho = (f64::from(policy[row * actions + usize::from(a)]) / f64::from(mu))
+            .max(f64::MIN_POSITIVE);
         spread.max = spread.max.max(rho);
         spread.mean_abs_log += rho.ln().abs();
     }
@@ -438,7 +441,7 @@ mod tests {
         let constant = Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
         let mut decaying = constant.clone();
         decaying.rnad.learning_rate_decay_steps = 1;
-        decaying.rnad.learning_rate_decay_to = 0.25;
+        decaying.rnad.learning_rate_final_fraction = 0.25;
         let mut a = Learner::new(&constant, &Device::Cpu).unwrap();
         let mut b = Learner::new(&decaying, &Device::Cpu).unwrap();
         let snapshot = PolicySnapshot {

@@ -22,7 +22,7 @@ pub struct TrainingLog {
     /// The largest importance weight of the interval.
     importance_max: f64,
     /// The sum over its steps of each batch's mean |log ρ|.
-    importance_abs_log_sum: f64,
+    importance_mean_abs_log_sum: f64,
     alpha: f64,
     lags: Vec<u64>,
     dropped_at_start: u64,
@@ -41,7 +41,7 @@ impl TrainingLog {
             loss_neurd: 0.0,
             pinned_logits: 0.0,
             importance_max: 0.0,
-            importance_abs_log_sum: 0.0,
+            importance_mean_abs_log_sum: 0.0,
             alpha: 0.0,
             lags: Vec::new(),
             dropped_at_start: metrics.dropped_trajectories_total.get(),
@@ -56,7 +56,7 @@ impl TrainingLog {
         self.loss_neurd += stats.loss_neurd;
         self.pinned_logits += stats.pinned_logits;
         self.importance_max = self.importance_max.max(stats.importance.max);
-        self.importance_abs_log_sum += stats.importance.mean_abs_log;
+        self.importance_mean_abs_log_sum += stats.importance.mean_abs_log;
         self.alpha = stats.alpha;
     }
 
@@ -90,7 +90,7 @@ impl TrainingLog {
             loss_neurd: self.loss_neurd / steps,
             pinned_logits: self.pinned_logits / steps,
             importance_weight_max: self.importance_max,
-            importance_weight_log_mean_abs: self.importance_abs_log_sum / steps,
+            importance_weight_mean_abs_log: self.importance_mean_abs_log_sum / steps,
             alpha: self.alpha,
             learning_rate,
             steps_per_second: (state.step - self.start_step) as f64 / elapsed,

@@ -239,7 +239,7 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
             "loss_neurd",
             "pinned_logits",
             "importance_weight_max",
-            "importance_weight_log_mean_abs",
+            "importance_weight_mean_abs_log",
             "alpha",
             "learning_rate",
             "steps_per_second",
@@ -260,7 +260,7 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
         // Actors play θ of at most a few steps ago: weights near 1.
         let rho_max = line["importance_weight_max"].as_f64().unwrap();
         assert!((0.5..100.0).contains(&rho_max), "{line}");
-        let log_spread = line["importance_weight_log_mean_abs"].as_f64().unwrap();
+        let log_spread = line["importance_weight_mean_abs_log"].as_f64().unwrap();
         assert!((0.0..1.0).contains(&log_spread), "{line}");
         assert!(line["policy_lag_p99"].as_f64() >= line["policy_lag_median"].as_f64());
     }
@@ -439,7 +439,7 @@ fn local_runs_with_overrides_and_records_them() {
             "--set",
             "rnad.learning_rate_decay_steps=40",
             "--set",
-            "rnad.learning_rate_decay_to=0.01",
+            "rnad.learning_rate_final_fraction=0.01",
         ],
         &dir,
         "local",

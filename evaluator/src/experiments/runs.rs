@@ -91,11 +91,15 @@ fn read_training_log(path: &Path) -> Result<Vec<serde_json::Value>, ExperimentEr
 
 /// Parses history lines (blank lines are skipped); at least one entry.
 ///
-/// A line whose learner step is below earlier lines' supersedes those
-/// lines: the run went back to an older checkpoint, and they belong to the
-/// steps it abandoned. The learner cuts its own
-/// history back when it resumes, but a separate evaluator (compose) may
-/// finish an evaluation of the abandoned steps after the cut and append it.
+/// A line whose learner step is at or below earlier lines' supersedes
+/// them: the run went back to an older checkpoint, and they belong to the
+/// steps it abandoned (or, at an equal step, evaluate the same step again).
+/// The learner cuts its own history back when it resumes, but a separate
+/// evaluator (compose) may finish an evaluation of the abandoned steps
+/// after the cut and append it. An abandoned line below every later line's
+/// step cannot be told apart from a real one and stays. Superseded lines
+/// are logged with their count, so two runs' histories pasted together
+/// do not pass unnoticed.
 pub fn parse_history(path: &Path, text: &str) -> Result<Vec<HistoryEntry>, ExperimentError> {
     let mut history: Vec<HistoryEntry> = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -108,7 +112,17 @@ pub fn parse_history(path: &Path, text: &str) -> Result<Vec<HistoryEntry>, Exper
                 line: index + 1,
                 message: e.to_string(),
             })?;
-        history.retain(|earlier| earlier.learner_step <= entry.learner_step);
+        let before = history.len();
+        history.retain(|earlier| earlier.learner_step < entry.learner_step);
+        let superseded = before - history.len();
+        if superseded > 0 {
+            tracing::warn!(
+                "{}:{}: learner_step {} supersedes {superseded} earlier line(s) at or after that step (the run resumed from an older checkpoint)",
+                path.display(),
+                index + 1,
+                entry.learner_step
+            );
+        }
         history.push(entry);
     }
     if history.is_empty() {
