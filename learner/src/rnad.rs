@@ -487,6 +487,9 @@ mod tests {
         let on_policy = importance_spread(&policy, &[1, 0], &[0.5, 0.2], 2);
         assert!((on_policy.max - 1.0).abs() < 1e-6);
         assert!(on_policy.mean_abs_log < 1e-6);
+        // θ's probability underflowed to 0: the spread stays finite.
+        let underflow = importance_spread(&[0.0, 1.0], &[0], &[0.5], 2);
+        assert!(underflow.mean_abs_log.is_finite() && underflow.mean_abs_log > 700.0);
     }
 
     #[test]
