@@ -309,7 +309,7 @@ fn main() -> ExitCode {
             max_steps,
             out,
             jobs,
-        } => refuse_reserved(&set.overrides)
+        } => sweep::refuse_reserved("--set", set.overrides.iter().map(|o| o.key.as_str()))
             .and_then(|()| Ok(Config::load(&config)?.with_overrides(&set.overrides)?))
             .and_then(|base| {
                 let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -450,17 +450,6 @@ fn bench(
     println!("{text}");
     tracing::info!("figures written to {}", out.display());
     Ok(())
-}
-
-/// A sweep sets each run's seed and run directory itself.
-fn refuse_reserved(overrides: &[Override]) -> Result<(), LearnerError> {
-    match overrides
-        .iter()
-        .find_map(|o| sweep::RESERVED.iter().find(|(key, _)| *key == o.key))
-    {
-        Some((key, why)) => Err(LearnerError::Usage(format!("--set {key}: {why}"))),
-        None => Ok(()),
-    }
 }
 
 fn print_config(config: Option<PathBuf>, overrides: &[Override]) -> Result<(), LearnerError> {

@@ -75,13 +75,27 @@ impl SweepRun {
 }
 
 /// Keys the sweep sets itself, refused in `--grid` and `--set`.
-pub const RESERVED: [(&str, &str); 2] = [
+const RESERVED: [(&str, &str); 2] = [
     ("seed", "give seeds with --seeds"),
     (
         "run_dir",
         "the sweep names run directories after their settings",
     ),
 ];
+
+/// Refuses the first of `keys`, given with `flag` (`--grid`, `--set`), that
+/// the sweep sets itself, saying how to give it instead.
+pub fn refuse_reserved<'a>(
+    flag: &str,
+    keys: impl IntoIterator<Item = &'a str>,
+) -> Result<(), LearnerError> {
+    for key in keys {
+        if let Some((_, why)) = RESERVED.iter().find(|(reserved, _)| *reserved == key) {
+            return Err(LearnerError::Usage(format!("{flag} {key}: {why}")));
+        }
+    }
+    Ok(())
+}
 
 /// The directory of one combination under OUT: its settings joined by
 /// commas (`rnad.averaging=ema,rnad.eta=0.1`), a `/` in a value written as
@@ -117,10 +131,8 @@ fn combinations(grids: &[Grid]) -> Vec<Vec<Override>> {
 /// a run of a different config is an error naming the key or the first
 /// setting that differs (nothing is overwritten).
 pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, LearnerError> {
+    refuse_reserved("--grid", options.grids.iter().map(|g| g.key.as_str()))?;
     for (index, grid) in options.grids.iter().enumerate() {
-        if let Some((key, why)) = RESERVED.iter().find(|(key, _)| *key == grid.key) {
-            return Err(LearnerError::Usage(format!("--grid {key}: {why}")));
-        }
         if options.grids[..index].iter().any(|g| g.key == grid.key) {
             return Err(LearnerError::Usage(format!(
                 "--grid {}: given twice; list all its values in one --grid",
