@@ -142,8 +142,8 @@ impl Trainer<'_> {
                 .metrics
                 .update_seconds
                 .observe(timer.elapsed().as_secs_f64());
-            let wall_seconds = self.wall_offset + started.elapsed().as_secs_f64();
-            self.hub.publish(published(learner, wall_seconds));
+            self.hub
+                .publish(published(learner, self.wall_seconds(started)));
             self.record_step(learner, &stats);
             log.step(&stats);
             let step = learner.state().step;
@@ -204,7 +204,7 @@ impl Trainer<'_> {
         let record = log.finish(
             learner.state(),
             &self.hub.metrics,
-            self.wall_offset + started.elapsed().as_secs_f64(),
+            self.wall_seconds(started),
             learner.learning_rate(),
             self.hub.queue_depth(),
         );
@@ -287,16 +287,18 @@ impl Trainer<'_> {
             state.step,
             timer.elapsed(),
         );
-        let entry = evaluation.entry(
-            state.step,
-            self.wall_offset + started.elapsed().as_secs_f64(),
-            state.samples,
-        );
+        let entry = evaluation.entry(state.step, self.wall_seconds(started), state.samples);
         let path = self.dir.history();
         if let Err(error) = rnad_common::jsonl::append(&path, &entry) {
             self.write_failed("history", &LearnerError::io(&path, error));
         }
         Ok(entry)
+    }
+
+    /// Training wall time across restarts: the checkpoint's time plus this
+    /// process's since `started`.
+    fn wall_seconds(&self, started: Instant) -> f64 {
+        self.wall_offset + started.elapsed().as_secs_f64()
     }
 
     /// Logs and counts a failed write of one of the run's files; training
@@ -316,7 +318,7 @@ impl Trainer<'_> {
             learner.state(),
             self.config,
             RunClock {
-                wall_seconds: self.wall_offset + started.elapsed().as_secs_f64(),
+                wall_seconds: self.wall_seconds(started),
                 actor_rngs: self.source.rng_positions(),
             },
             self.config.checkpoint.keep,
