@@ -354,8 +354,7 @@ pub fn neurd_coefficients(inputs: &NeurdInputs, beta: f32, clip: f32) -> Vec<f32
             .zip(q)
             .map(|(p, q)| p * q)
             .sum();
-        let legal_count: f32 = legal.iter().sum();
-        let mean: f32 = logits.iter().zip(legal).map(|(l, m)| l * m).sum::<f32>() / legal_count;
+        let mean = legal_mean(logits, legal);
         for k in 0..a {
             if legal[k] == 0.0 {
                 continue;
@@ -372,16 +371,22 @@ pub fn neurd_coefficients(inputs: &NeurdInputs, beta: f32, clip: f32) -> Vec<f32
     out
 }
 
+/// The mean of one row's legal logits (`legal` is its 0/1 mask): the
+/// centre NeuRD measures logits from.
+fn legal_mean(logits: &[f32], legal: &[f32]) -> f32 {
+    let count: f32 = legal.iter().sum();
+    logits.iter().zip(legal).map(|(l, m)| l * m).sum::<f32>() / count
+}
+
 /// The fraction of legal logits whose value centred on the row's legal
 /// mean is at least `beta` in size: where the NeuRD threshold holds them.
 pub fn pinned_fraction(logits: &[f32], legal: &[f32], actions: usize, beta: f32) -> f64 {
     let (mut pinned, mut total) = (0usize, 0usize);
     for (logits, legal) in logits.chunks(actions).zip(legal.chunks(actions)) {
-        let count: f32 = legal.iter().sum();
-        if count == 0.0 {
+        if legal.iter().all(|&m| m == 0.0) {
             continue;
         }
-        let mean = logits.iter().zip(legal).map(|(l, m)| l * m).sum::<f32>() / count;
+        let mean = legal_mean(logits, legal);
         for (l, &m) in logits.iter().zip(legal) {
             if m != 0.0 {
                 total += 1;
