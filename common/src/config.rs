@@ -74,6 +74,7 @@ pub const OPERATIONAL_KEYS: &[&str] = &[
     "evaluation.interval_steps",
     "evaluation.mode",
     "evaluation.deals",
+    "evaluation.average_horizon_steps",
     "checkpoint.interval_steps",
     "checkpoint.keep",
     "training_log.interval_steps",
@@ -237,6 +238,11 @@ pub struct EvaluationConfig {
     /// in every seat (the same deals at every evaluation).
     #[serde(default = "default_deals")]
     pub deals: usize,
+    /// Exact mode: the horizon, in learner steps, of the `target_average`
+    /// policy kind, a moving average of the target policy over the run's
+    /// evaluations (0, and older files without the key: no average).
+    #[serde(default)]
+    pub average_horizon_steps: u64,
 }
 
 /// What an evaluation during training computes.

@@ -23,11 +23,25 @@ pub enum PolicyKind {
     TargetPostprocessed,
     /// θ_reg.
     Reg,
+    /// A moving average of the target policy over the run's evaluations,
+    /// with the actions NeuRD holds at its threshold dropped
+    /// (`evaluation.average_horizon_steps`): the evaluator's, not a
+    /// parameter set's, so no checkpoint holds it.
+    TargetAverage,
 }
 
 impl PolicyKind {
     /// Every kind, in history order.
-    pub const ALL: [PolicyKind; 4] = [
+    pub const ALL: [PolicyKind; 5] = [
+        PolicyKind::Online,
+        PolicyKind::Target,
+        PolicyKind::TargetPostprocessed,
+        PolicyKind::Reg,
+        PolicyKind::TargetAverage,
+    ];
+
+    /// The kinds a checkpoint's parameter sets give.
+    pub const OF_PARAMETERS: [PolicyKind; 4] = [
         PolicyKind::Online,
         PolicyKind::Target,
         PolicyKind::TargetPostprocessed,
@@ -41,16 +55,19 @@ impl PolicyKind {
             PolicyKind::Target => "target",
             PolicyKind::TargetPostprocessed => "target_postprocessed",
             PolicyKind::Reg => "reg",
+            PolicyKind::TargetAverage => "target_average",
         }
     }
 
-    /// This kind's value in an evaluation.
-    pub fn of(self, n: &NashConvs) -> f64 {
+    /// This kind's value in an evaluation (none for `target_average` where
+    /// the run kept no average).
+    pub fn of(self, n: &NashConvs) -> Option<f64> {
         match self {
-            PolicyKind::Online => n.online,
-            PolicyKind::Target => n.target,
-            PolicyKind::TargetPostprocessed => n.target_postprocessed,
-            PolicyKind::Reg => n.reg,
+            PolicyKind::Online => Some(n.online),
+            PolicyKind::Target => Some(n.target),
+            PolicyKind::TargetPostprocessed => Some(n.target_postprocessed),
+            PolicyKind::Reg => Some(n.reg),
+            PolicyKind::TargetAverage => n.target_average,
         }
     }
 }
@@ -70,7 +87,7 @@ impl FromStr for PolicyKind {
             .find(|k| k.name() == s)
             .ok_or_else(|| {
                 format!(
-                    "unknown policy kind {s:?}: use online, target, target_postprocessed or reg"
+                    "unknown policy kind {s:?}: use online, target, target_postprocessed, reg or target_average"
                 )
             })
     }
@@ -87,6 +104,10 @@ pub struct NashConvs {
     pub target_postprocessed: f64,
     /// θ_reg.
     pub reg: f64,
+    /// The moving average of the target policy (absent where the run keeps
+    /// none, and in histories older than the kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_average: Option<f64>,
 }
 
 /// One line of `history.jsonl`.
@@ -113,10 +134,14 @@ impl HistoryEntry {
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if let Some(n) = &self.nash_conv {
-            parts.push(format!(
+            let mut line = format!(
                 "NashConv online {:.4} target {:.4} target_pp {:.4} reg {:.4}",
                 n.online, n.target, n.target_postprocessed, n.reg
-            ));
+            );
+            if let Some(average) = n.target_average {
+                line += &format!(" target_avg {average:.4}");
+            }
+            parts.push(line);
         }
         for h in &self.head_to_head {
             parts.push(format!("vs {} {:+.4} ± {:.4}", h.opponent, h.mean, h.ci95));

@@ -70,6 +70,14 @@ impl CheckpointPolicies {
             PolicyKind::Online => "online",
             PolicyKind::Target | PolicyKind::TargetPostprocessed => "target",
             PolicyKind::Reg => "reg",
+            PolicyKind::TargetAverage => {
+                return Err(EvaluatorError::Usage(format!(
+                    "{}: no checkpoint holds {kind}, the evaluator's average of the target \
+                     policy over a run's evaluations; choose online, target, \
+                     target_postprocessed or reg",
+                    self.file.path.display()
+                )))
+            }
         };
         let params = self.file.params(&shape, tensors)?;
         let policy = network_policy(tree, inputs, &shape, &params)

@@ -1,11 +1,11 @@
 //! Exact NashConv of the learner's policy kinds (θ, θ_target, θ_target
-//! post-processed, θ_reg), shared by the local run and `rnad-evaluator
+//! post-processed, θ_reg, and the average of θ_target's policy), shared by the local run and `rnad-evaluator
 //! watch`.
 
 use std::sync::Arc;
 
 use rnad_common::game::Game;
-use rnad_common::history::NashConvs;
+use rnad_common::history::{NashConvs, PolicyKind};
 use rnad_common::net::{NetShape, ParamSet};
 use rnad_common::policy::TabularPolicy;
 use rnad_common::public_tree::{PublicTree, PublicTreeError};
@@ -14,6 +14,7 @@ use crate::exploitability::{nash_conv, NashConvReport};
 use crate::neural::{
     network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
 };
+use crate::policy_average::PolicyAverage;
 
 /// The parameter sets evaluated during training.
 #[derive(Clone, Copy, Debug)]
@@ -37,17 +38,26 @@ pub struct KindReports {
     pub target_postprocessed: NashConvReport,
     /// θ_reg.
     pub reg: NashConvReport,
+    /// The moving average of θ_target's policy, where the run keeps one.
+    pub target_average: Option<NashConvReport>,
 }
 
 impl KindReports {
     /// Each kind with its name as history files and metric labels write it.
-    pub fn named(&self) -> [(&'static str, &NashConvReport); 4] {
-        [
-            ("online", &self.online),
-            ("target", &self.target),
-            ("target_postprocessed", &self.target_postprocessed),
-            ("reg", &self.reg),
-        ]
+    pub fn named(&self) -> Vec<(&'static str, &NashConvReport)> {
+        let mut named = vec![
+            (PolicyKind::Online.name(), &self.online),
+            (PolicyKind::Target.name(), &self.target),
+            (
+                PolicyKind::TargetPostprocessed.name(),
+                &self.target_postprocessed,
+            ),
+            (PolicyKind::Reg.name(), &self.reg),
+        ];
+        if let Some(average) = &self.target_average {
+            named.push((PolicyKind::TargetAverage.name(), average));
+        }
+        named
     }
 
     /// Just the NashConv values.
@@ -57,6 +67,7 @@ impl KindReports {
             target: self.target.nash_conv,
             target_postprocessed: self.target_postprocessed.nash_conv,
             reg: self.reg.nash_conv,
+            target_average: self.target_average.as_ref().map(|r| r.nash_conv),
         }
     }
 }
@@ -103,16 +114,25 @@ impl KindEvaluator {
     }
 
     /// Evaluates every policy kind exactly: one batched forward pass per
-    /// parameter set, then the best responses.
-    pub fn evaluate(&self, kinds: PolicyKinds) -> candle_core::Result<KindReports> {
+    /// parameter set, then the best responses. With `average` (the run's
+    /// average and the learner step evaluated), the target policy joins
+    /// the average and the average is evaluated too.
+    pub fn evaluate(
+        &self,
+        kinds: PolicyKinds,
+        average: Option<(&mut PolicyAverage, u64)>,
+    ) -> candle_core::Result<KindReports> {
         let tree = &self.tree;
         let target_policy = self.policy(kinds.target)?;
         let processed = self.post_processed(&target_policy);
+        let target_average = average
+            .map(|(average, step)| nash_conv(tree, &average.add(tree, step, &target_policy)));
         Ok(KindReports {
             online: nash_conv(tree, &self.policy(kinds.online)?),
             target: nash_conv(tree, &target_policy),
             target_postprocessed: nash_conv(tree, &processed),
             reg: nash_conv(tree, &self.policy(kinds.reg)?),
+            target_average,
         })
     }
 }

@@ -19,6 +19,7 @@ pub mod kinds;
 pub mod metrics;
 pub mod neural;
 pub mod panel;
+pub mod policy_average;
 pub mod reference;
 pub mod run_eval;
 pub mod terminal;

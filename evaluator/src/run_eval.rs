@@ -14,12 +14,16 @@ use rnad_common::public_tree::PublicTree;
 use crate::error::EvaluatorError;
 use crate::kinds::{KindEvaluator, KindReports, PolicyKinds};
 use crate::panel::Panel;
+use crate::policy_average::PolicyAverage;
 
 /// The evaluator of one run.
 pub struct RunEvaluator {
     kinds: KindEvaluator,
     /// Head-to-head mode's panel; none in exact mode.
     panel: Option<Panel>,
+    /// Exact mode's average of the target policy, where the config keeps
+    /// one.
+    average: Option<PolicyAverage>,
 }
 
 /// One evaluation's results.
@@ -49,7 +53,13 @@ impl RunEvaluator {
                 config.seed,
             )?),
         };
-        Ok(RunEvaluator { kinds, panel })
+        let horizon = config.evaluation.average_horizon_steps;
+        let average = (horizon > 0).then(|| PolicyAverage::new(horizon, config.rnad.beta_neurd));
+        Ok(RunEvaluator {
+            kinds,
+            panel,
+            average,
+        })
     }
 
     /// The game's public tree.
@@ -65,7 +75,10 @@ impl RunEvaluator {
     ) -> Result<Evaluation, EvaluatorError> {
         Ok(match &mut self.panel {
             None => Evaluation {
-                exact: Some(self.kinds.evaluate(params)?),
+                exact: Some(
+                    self.kinds
+                        .evaluate(params, self.average.as_mut().map(|a| (a, step)))?,
+                ),
                 head_to_head: Vec::new(),
             },
             Some(panel) => {

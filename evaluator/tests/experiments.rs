@@ -33,8 +33,13 @@ fn config(dir: &Path, averaging: Averaging, seed: u64) -> Config {
 }
 
 /// Target NashConv `values[i]` at step `steps[i]`; the other kinds are
-/// offsets of it, so each kind is told apart.
+/// offsets of it, so each kind is told apart (the target's average too).
 fn entries(steps: &[u64], values: &[f64]) -> Vec<HistoryEntry> {
+    entries_averaged(steps, values, true)
+}
+
+/// [`entries`], with or without the target's average.
+fn entries_averaged(steps: &[u64], values: &[f64], averaged: bool) -> Vec<HistoryEntry> {
     steps
         .iter()
         .zip(values)
@@ -47,6 +52,7 @@ fn entries(steps: &[u64], values: &[f64]) -> Vec<HistoryEntry> {
                 target: v,
                 target_postprocessed: v + 0.5,
                 reg: v + 2.0,
+                target_average: averaged.then_some(v + 3.0),
             }),
             head_to_head: Vec::new(),
         })
@@ -177,7 +183,7 @@ fn summary_figures_match_a_hand_computation() {
         &entries(&steps, &second),
     );
     let variants = group(vec![load_run(&a).unwrap(), load_run(&b).unwrap()]);
-    let stats = variant_stats(&variants[0].runs, PolicyKind::Target);
+    let stats = variant_stats(&variants[0].runs, PolicyKind::Target).unwrap();
     assert_eq!(stats.seeds, 2);
     assert_eq!(stats.last_step, 1900);
     assert!(close(stats.last.mean, 2.5) && stats.last.min == 2.0 && stats.last.max == 3.0);
@@ -203,6 +209,23 @@ fn summary_figures_match_a_hand_computation() {
     for kind in PolicyKind::ALL {
         assert!(md.contains(&format!("\n## {}\n", kind.name())), "{md}");
     }
+    assert!(lines[5].starts_with("\"averaging=am\",target_average,2,1900,5.5,5,6,3.5,"));
+
+    // A seed without the average (its config kept none) leaves the variant
+    // without a target_average row instead of a summary of the other seeds.
+    let c = make_run(
+        &root,
+        "c",
+        config(&root, Averaging::Am, 2),
+        &entries_averaged(&steps, &second, false),
+    );
+    let runs = vec![load_run(&a).unwrap(), load_run(&c).unwrap()];
+    let variants = group(runs);
+    assert!(variant_stats(&variants[0].runs, PolicyKind::TargetAverage).is_none());
+    assert!(variant_stats(&variants[0].runs, PolicyKind::Reg).is_some());
+    let csv = summary_csv(&variants);
+    assert_eq!(csv.lines().count(), 1 + PolicyKind::OF_PARAMETERS.len(), "{csv}");
+    assert!(!summary_markdown(&variants, "Test sweep").contains("## target_average"));
 }
 
 #[test]

@@ -116,7 +116,8 @@ pub fn run(
         target: &state.target,
         reg: &state.reg,
     };
-    let all_policy_kinds_seconds = timed(&mut || Ok(evaluator.evaluate(kinds).map(|_| ())?))?;
+    let all_policy_kinds_seconds =
+        timed(&mut || Ok(evaluator.evaluate(kinds, None).map(|_| ())?))?;
 
     // The whole local run.
     let _ = std::fs::remove_dir_all(scratch);

@@ -53,9 +53,10 @@ fn history(dir: &Path) -> Vec<HistoryEntry> {
 }
 
 #[test]
-fn training_on_kuhn_drives_target_nash_conv_below_a_tenth() {
+fn training_on_kuhn_drives_the_target_and_its_average_below_a_tenth() {
     let dir = scratch("kuhn_training");
-    let config = kuhn_config(&dir);
+    let mut config = kuhn_config(&dir);
+    config.evaluation.average_horizon_steps = 500;
     let summary = run(&config, 3000).unwrap();
     assert_eq!(summary.step, 3000);
     let entries = history(&dir);
@@ -70,6 +71,17 @@ fn training_on_kuhn_drives_target_nash_conv_below_a_tenth() {
     assert!(
         last.nash_conv.as_ref().unwrap().target <= 0.1,
         "target NashConv after 3000 steps: {last:?}"
+    );
+    // The average of the target policy starts as the initial target (near
+    // uniform, nothing held at the threshold) and ends as close to
+    // equilibrium.
+    let first = first.nash_conv.as_ref().unwrap();
+    let average = first.target_average.expect("the config keeps an average");
+    assert!((average - first.target).abs() < 1e-9, "{first:?}");
+    let average = last.nash_conv.as_ref().unwrap().target_average.unwrap();
+    assert!(
+        average <= 0.1,
+        "average NashConv after 3000 steps: {last:?}"
     );
     assert!(std::fs::read_to_string(dir.join("config.toml"))
         .unwrap()

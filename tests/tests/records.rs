@@ -168,7 +168,7 @@ fn checkpoints_evaluate_and_export_to_the_learners_own_nash_conv() {
 }
 
 #[test]
-fn eval_refuses_a_checkpoint_of_another_game_and_a_missing_source() {
+fn eval_and_export_refuse_another_game_a_missing_source_and_the_average() {
     let dir = scratch("records_refusals");
     let run = kuhn_run(&dir, 100);
     let checkpoint = run.join("checkpoints/checkpoint-000000000100.safetensors");
@@ -209,6 +209,25 @@ fn eval_refuses_a_checkpoint_of_another_game_and_a_missing_source() {
         LIMIT,
     );
     refused(&finished, "kuhn.toml", "not a checkpoint");
+    assert!(!dir.join("x.json").exists());
+    // The moving average of the target policy is the evaluator's, built
+    // over a run's evaluations: no checkpoint holds it.
+    let finished = run_binary(
+        "rnad-evaluator",
+        &[
+            "export",
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--kind",
+            "target_average",
+            "--out",
+            dir.join("x.json").to_str().unwrap(),
+        ],
+        &dir,
+        "average-from-checkpoint",
+        LIMIT,
+    );
+    refused(&finished, "no checkpoint holds target_average", "average");
     assert!(!dir.join("x.json").exists());
 }
 

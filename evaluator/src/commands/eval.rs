@@ -121,8 +121,8 @@ fn eval_checkpoint(
     }
     let tree = build_tree(&game)?;
     let inputs = NetworkInputs::new(&tree);
-    let mut reports = Vec::with_capacity(PolicyKind::ALL.len());
-    for kind in PolicyKind::ALL {
+    let mut reports = Vec::with_capacity(PolicyKind::OF_PARAMETERS.len());
+    for kind in PolicyKind::OF_PARAMETERS {
         let policy = checkpoint.policy(&tree, &inputs, kind)?;
         reports.push((kind, nash_conv(&tree, &policy)));
     }

@@ -62,7 +62,7 @@ impl Measure {
                 .iter()
                 .filter_map(|e| {
                     let x = axis.of(e.learner_step, e.wall_seconds);
-                    Some((x, kind.of(e.nash_conv.as_ref()?)))
+                    Some((x, kind.of(e.nash_conv.as_ref()?)?))
                 })
                 .collect(),
             Measure::Column(name) => {
@@ -212,23 +212,28 @@ pub struct VariantStats {
     pub tail_std: f64,
 }
 
-/// The summary figures of `runs` (the seeds of one variant, at least one).
-pub fn variant_stats(runs: &[Run], kind: PolicyKind) -> VariantStats {
+/// The summary figures of `runs` (the seeds of one variant, at least one);
+/// none unless every run evaluated `kind` (a run keeps `target_average`
+/// only when its config asks for it).
+pub fn variant_stats(runs: &[Run], kind: PolicyKind) -> Option<VariantStats> {
     let values: Vec<Vec<f64>> = runs
         .iter()
         .map(|run| {
             run.history
                 .iter()
-                .filter_map(|e| Some(kind.of(e.nash_conv.as_ref()?)))
+                .filter_map(|e| kind.of(e.nash_conv.as_ref()?))
                 .collect()
         })
         .collect();
+    if values.iter().any(Vec::is_empty) {
+        return None;
+    }
     let tails: Vec<&[f64]> = values
         .iter()
         .map(|v| &v[v.len() - v.len().div_ceil(10)..])
         .collect();
     let last: Vec<f64> = values.iter().map(|v| v[v.len() - 1]).collect();
-    VariantStats {
+    Some(VariantStats {
         seeds: runs.len(),
         last_step: runs
             .iter()
@@ -243,5 +248,5 @@ pub fn variant_stats(runs: &[Run], kind: PolicyKind) -> VariantStats {
             .fold(f64::INFINITY, f64::min),
         tail_mean: mean(&tails.iter().map(|t| mean(t)).collect::<Vec<_>>()),
         tail_std: mean(&tails.iter().map(|t| std_dev(t)).collect::<Vec<_>>()),
-    }
+    })
 }

@@ -15,12 +15,13 @@ use super::ExperimentError;
 pub const CSV_HEADER: &str =
     "variant,kind,seeds,last_step,final_mean,final_min,final_max,best,tail_mean,tail_std";
 
-/// The figures of every (variant, policy kind), kind by kind.
+/// The figures of every (variant, policy kind) that every seed of the
+/// variant evaluated, kind by kind.
 fn rows(variants: &[Variant]) -> impl Iterator<Item = (&Variant, PolicyKind, VariantStats)> {
     PolicyKind::ALL.into_iter().flat_map(move |kind| {
         variants
             .iter()
-            .map(move |variant| (variant, kind, variant_stats(&variant.runs, kind)))
+            .filter_map(move |variant| Some((variant, kind, variant_stats(&variant.runs, kind)?)))
     })
 }
 
@@ -57,8 +58,10 @@ pub fn summary_markdown(variants: &[Variant], heading: &str) -> String {
          deviation over each seed's last 10% of evaluations, averaged over seeds \
          (the standard deviation measures how much the approximation still moves).\n"
     );
+    let mut table_of = None;
     for (variant, kind, s) in rows(variants) {
-        if std::ptr::eq(variant, &variants[0]) {
+        if table_of != Some(kind) {
+            table_of = Some(kind);
             write!(
                 md,
                 "\n## {}\n\n| variant | seeds | step | final mean | final min–max | best | last 10% mean | last 10% std |\n|---|---|---|---|---|---|---|---|\n",

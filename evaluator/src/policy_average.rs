@@ -1,0 +1,328 @@
+//! The `target_average` policy kind: a moving average of the target policy
+//! over a run's evaluations, after dropping the actions NeuRD holds at its
+//! threshold.
+//!
+//! Two things keep the target policy of a β = 2 run about 0.15–0.3 from
+//! equilibrium in Leduc. NeuRD stops pushing a logit down once it is β below
+//! its state's mean, so an action an equilibrium never plays keeps a few
+//! percent of probability; and the target wanders from evaluation to
+//! evaluation around the equilibrium. Dropping the held actions removes the
+//! first (an action held at the threshold is one the learner would push
+//! lower still). Averaging removes most of the second, and it is averaged
+//! the way fictitious play and CFR average policies: each information
+//! state's action probabilities weighted by the player's own probability of
+//! reaching it, so the average plays like picking one of the averaged
+//! policies at random for the whole game. In a two-player zero-sum game
+//! exploitability is convex in that representation, so the average is never
+//! worse than the mean of what it averages, and wandering that goes in
+//! different directions cancels.
+//!
+//! The average is exponential in learner steps: an evaluation `Δ` steps
+//! after the previous one gets weight `1 − e^(−Δ/H)`, so the horizon `H`
+//! means the same whatever the evaluation interval. It lives in the
+//! evaluator and starts afresh when the evaluator does, or when the learner
+//! goes back to an earlier step (resumed from an older checkpoint).
+
+use rnad_common::policy::TabularPolicy;
+use rnad_common::public_tree::{NodeKind, PublicTree};
+
+/// An action whose centred log-probability is within this of `−β` counts
+/// as held at NeuRD's threshold: the learner's logits sit at the threshold
+/// up to the small moves of the shared weights, and the target's are an
+/// average of those.
+pub const HELD_MARGIN: f64 = 0.05;
+
+/// The running average of one run's target policy.
+#[derive(Clone, Debug)]
+pub struct PolicyAverage {
+    horizon_steps: f64,
+    beta: f64,
+    state: Option<Sums>,
+}
+
+/// The average's sums: per slot, the weighted own reach times the
+/// probability; per information state, the weighted own reach.
+#[derive(Clone, Debug)]
+struct Sums {
+    step: u64,
+    weighted_probs: Vec<f64>,
+    weighted_reach: Vec<f64>,
+}
+
+impl PolicyAverage {
+    /// An empty average over `horizon_steps` learner steps, dropping actions
+    /// held at NeuRD threshold `beta`.
+    pub fn new(horizon_steps: u64, beta: f64) -> PolicyAverage {
+        PolicyAverage {
+            horizon_steps: horizon_steps as f64,
+            beta,
+            state: None,
+        }
+    }
+
+    /// Adds the target policy of learner step `step` and returns the
+    /// average.
+    pub fn add(&mut self, tree: &PublicTree, step: u64, target: &TabularPolicy) -> TabularPolicy {
+        let policy = drop_held_actions(tree, target, self.beta);
+        let reach = own_reach(tree, &policy);
+        let weight = match &self.state {
+            Some(sums) if step >= sums.step => {
+                1.0 - (-((step - sums.step) as f64) / self.horizon_steps).exp()
+            }
+            _ => 1.0,
+        };
+        let sums = self.state.get_or_insert_with(|| Sums {
+            step,
+            weighted_probs: vec![0.0; tree.num_slots()],
+            weighted_reach: vec![0.0; tree.num_info_slots()],
+        });
+        sums.step = step;
+        for decision in tree.decisions() {
+            for hand in 0..tree.num_hands() {
+                let info = decision.info(hand);
+                let r = reach[info];
+                sums.weighted_reach[info] += weight * (r - sums.weighted_reach[info]);
+                for slot in decision.slots(hand) {
+                    let p = r * policy.probs()[slot];
+                    sums.weighted_probs[slot] += weight * (p - sums.weighted_probs[slot]);
+                }
+            }
+        }
+        sums.policy(tree)
+    }
+}
+
+impl Sums {
+    /// The average policy: uniform where the average never reaches.
+    fn policy(&self, tree: &PublicTree) -> TabularPolicy {
+        let mut probs = vec![0.0; tree.num_slots()];
+        for decision in tree.decisions() {
+            let actions = decision.legal_actions.len() as f64;
+            for hand in 0..tree.num_hands() {
+                let reach = self.weighted_reach[decision.info(hand)];
+                for slot in decision.slots(hand) {
+                    probs[slot] = if reach > 0.0 {
+                        self.weighted_probs[slot] / reach
+                    } else {
+                        1.0 / actions
+                    };
+                }
+            }
+        }
+        TabularPolicy::from_slots(tree, probs).expect("one probability per slot")
+    }
+}
+
+/// `policy` without the actions held at NeuRD threshold `beta`: at every
+/// information state, an action whose log-probability lies at least
+/// `beta − HELD_MARGIN` below the mean log-probability of the legal actions
+/// (its centred logit is at the threshold) gets probability zero, and the
+/// rest are renormalised.
+pub fn drop_held_actions(tree: &PublicTree, policy: &TabularPolicy, beta: f64) -> TabularPolicy {
+    let mut probs = policy.probs().to_vec();
+    for decision in tree.decisions() {
+        for hand in 0..tree.num_hands() {
+            drop_held_row(&mut probs[decision.slots(hand)], beta);
+        }
+    }
+    TabularPolicy::from_slots(tree, probs).expect("same length")
+}
+
+fn drop_held_row(row: &mut [f64], beta: f64) {
+    let logs: Vec<f64> = row.iter().map(|p| p.max(f64::MIN_POSITIVE).ln()).collect();
+    let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+    let held = |log: f64| log - mean <= -beta + HELD_MARGIN;
+    let kept: f64 = row
+        .iter()
+        .zip(&logs)
+        .filter(|(_, &log)| !held(log))
+        .map(|(p, _)| p)
+        .sum();
+    if kept <= 0.0 {
+        // Only a threshold below HELD_MARGIN can mark every action held.
+        return;
+    }
+    for (p, &log) in row.iter_mut().zip(&logs) {
+        *p = if held(log) { 0.0 } else { *p / kept };
+    }
+}
+
+/// Each information state's probability of being reached by its own
+/// player's actions under `policy` (indexed like [`PublicTree`]'s
+/// information states): the weight of a state in a sequence-form average.
+pub fn own_reach(tree: &PublicTree, policy: &TabularPolicy) -> Vec<f64> {
+    let hands = tree.num_hands();
+    let mut reach_of_info = vec![0.0; tree.num_info_slots()];
+    let mut stack = vec![(0usize, vec![1.0; tree.num_players() * hands])];
+    while let Some((node, reach)) = stack.pop() {
+        match tree.kind(node) {
+            NodeKind::Terminal(_) => {}
+            NodeKind::Chance => {
+                stack.extend(tree.children(node).map(|child| (child, reach.clone())));
+            }
+            NodeKind::Decision(d) => {
+                let decision = &tree.decisions()[d as usize];
+                let own = decision.player * hands..(decision.player + 1) * hands;
+                for (hand, r) in reach[own.clone()].iter().enumerate() {
+                    reach_of_info[decision.info(hand)] = *r;
+                }
+                for (k, child) in tree.children(node).enumerate() {
+                    let mut next = reach.clone();
+                    for (hand, r) in next[own.clone()].iter_mut().enumerate() {
+                        *r *= policy.probs()[decision.slots(hand).start + k];
+                    }
+                    stack.push((child, next));
+                }
+            }
+        }
+    }
+    reach_of_info
+}
+
+#[cfg(test)]
+mod tests {
+    use rnad_common::game::GameSpec;
+
+    use super::*;
+    use crate::exploitability::nash_conv;
+
+    fn kuhn() -> PublicTree {
+        PublicTree::build("kuhn_poker".parse::<GameSpec>().unwrap().load()).unwrap()
+    }
+
+    /// The policy that bets (action 1) with probability `bet` at every
+    /// information state.
+    fn betting(tree: &PublicTree, bet: impl Fn(&str) -> f64) -> TabularPolicy {
+        let mut probs = vec![0.0; tree.num_slots()];
+        for (decision, hand) in tree.info_states() {
+            let b = bet(&tree.info_state_string(decision, hand));
+            let slots = decision.slots(hand);
+            probs[slots.start] = 1.0 - b;
+            probs[slots.start + 1] = b;
+        }
+        TabularPolicy::from_slots(tree, probs).unwrap()
+    }
+
+    /// A state's probability of betting.
+    fn bet_at(tree: &PublicTree, policy: &TabularPolicy, info_state: &str) -> f64 {
+        let (d, hand) = tree.info_state_index()[info_state];
+        policy.probs()[tree.decisions()[d].slots(hand).start + 1]
+    }
+
+    fn reach_at(tree: &PublicTree, reach: &[f64], info_state: &str) -> f64 {
+        let (d, hand) = tree.info_state_index()[info_state];
+        reach[tree.decisions()[d].info(hand)]
+    }
+
+    #[test]
+    fn actions_at_the_threshold_are_dropped_and_the_rest_renormalised() {
+        // Two actions with centred logits −2 and +2: the first is held at
+        // β = 2 and goes; at β = 2.5 it is 0.5 above the threshold and stays.
+        let held = 1.0 / (1.0 + 4f64.exp());
+        let mut row = [held, 1.0 - held];
+        drop_held_row(&mut row, 2.0);
+        assert_eq!(row, [0.0, 1.0]);
+        let mut row = [held, 1.0 - held];
+        drop_held_row(&mut row, 2.5);
+        assert_eq!(row, [held, 1.0 - held]);
+        // Three actions, logits −2, 0.5, 1.5 (mean 0): only the first goes,
+        // the others keep their ratio e^0.5 : e^1.5.
+        let z = (-2f64).exp() + 0.5f64.exp() + 1.5f64.exp();
+        let mut row = [(-2f64).exp() / z, 0.5f64.exp() / z, 1.5f64.exp() / z];
+        drop_held_row(&mut row, 2.0);
+        let kept = 0.5f64.exp() + 1.5f64.exp();
+        assert_eq!(row[0], 0.0);
+        assert!((row[1] - 0.5f64.exp() / kept).abs() < 1e-12, "{row:?}");
+        assert!((row[2] - 1.5f64.exp() / kept).abs() < 1e-12, "{row:?}");
+        // Uniform rows have nothing held, whatever the threshold.
+        let mut row = [0.5, 0.5];
+        drop_held_row(&mut row, 0.01);
+        assert_eq!(row, [0.5, 0.5]);
+    }
+
+    #[test]
+    fn own_reach_multiplies_only_the_players_own_actions() {
+        let tree = kuhn();
+        // Player 0 bets first with 0.3 holding a jack (0) and 0.6 holding a
+        // queen (1); player 1 bets after a pass with 0.8 whatever it holds.
+        let policy = betting(&tree, |s| match s {
+            "0" => 0.3,
+            "1" => 0.6,
+            "0p" | "1p" | "2p" => 0.8,
+            _ => 0.5,
+        });
+        let reach = own_reach(&tree, &policy);
+        for (state, expected) in [
+            ("0", 1.0),
+            ("1", 1.0),
+            // Player 0 reaches "pass, bet" by passing; player 1's bet
+            // is the opponent's and does not count.
+            ("0pb", 0.7),
+            ("1pb", 0.4),
+            ("2pb", 0.5),
+            // Player 1's first states are reached by no action of its own.
+            ("0b", 1.0),
+            ("2p", 1.0),
+        ] {
+            assert!(
+                (reach_at(&tree, &reach, state) - expected).abs() < 1e-12,
+                "{state}: {}",
+                reach_at(&tree, &reach, state)
+            );
+        }
+    }
+
+    #[test]
+    fn the_average_weights_each_policy_by_its_own_reach_and_by_steps() {
+        let tree = kuhn();
+        // β large enough that nothing is dropped from these mixed policies.
+        let horizon = 1000;
+        let mut average = PolicyAverage::new(horizon, 10.0);
+        let first = betting(&tree, |s| if s == "0" { 0.2 } else { 0.5 });
+        let second = betting(&tree, |s| if s == "0" { 0.6 } else { 0.9 });
+        // A single policy is its own average.
+        let alone = average.add(&tree, 0, &first);
+        for (a, b) in alone.probs().iter().zip(first.probs()) {
+            assert!((a - b).abs() < 1e-12);
+        }
+        // ln 2 horizons later the new policy weighs 1 − e^(−ln 2) = 1/2.
+        let step = (horizon as f64 * 2f64.ln()).round() as u64;
+        let weight = 1.0 - (-(step as f64) / horizon as f64).exp();
+        let mixed = average.add(&tree, step, &second);
+        // At the root both reach it with 1: the plain weighted mean.
+        let root = (1.0 - weight) * 0.2 + weight * 0.6;
+        assert!((bet_at(&tree, &mixed, "0") - root).abs() < 1e-12);
+        // After "pass, bet", holding a jack: the first policy passed with
+        // 0.8 and the second with 0.4, so the first counts twice as much.
+        let (r1, r2) = ((1.0 - weight) * 0.8, weight * 0.4);
+        let expected = (r1 * 0.5 + r2 * 0.9) / (r1 + r2);
+        assert!((bet_at(&tree, &mixed, "0pb") - expected).abs() < 1e-12);
+        // A learner that goes back to an earlier step starts the average
+        // afresh.
+        let restarted = average.add(&tree, step / 2, &first);
+        assert!((bet_at(&tree, &restarted, "0pb") - 0.5).abs() < 1e-12);
+        assert!((bet_at(&tree, &restarted, "0") - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_average_is_no_more_exploitable_than_the_mean_of_what_it_averages() {
+        // Two-player zero-sum: exploitability is convex in the own-reach
+        // weighted (sequence-form) representation, so an average of two
+        // policies is at most the same average of their NashConvs.
+        let tree = kuhn();
+        let mut average = PolicyAverage::new(1000, 10.0);
+        let bluffs = betting(&tree, |s| if s.starts_with('0') { 0.9 } else { 0.4 });
+        let folds = betting(&tree, |s| if s.starts_with('0') { 0.1 } else { 0.6 });
+        average.add(&tree, 0, &bluffs);
+        let step = 700;
+        let weight = 1.0 - (-0.7f64).exp();
+        let mixed = average.add(&tree, step, &folds);
+        let (a, b, m) = (
+            nash_conv(&tree, &bluffs).nash_conv,
+            nash_conv(&tree, &folds).nash_conv,
+            nash_conv(&tree, &mixed).nash_conv,
+        );
+        let bound = (1.0 - weight) * a + weight * b;
+        assert!(m <= bound + 1e-12, "{m} vs {a} and {b}, bound {bound}");
+    }
+}
