@@ -42,6 +42,14 @@ impl RunDir {
         self.root.join("config-changes.jsonl")
     }
 
+    /// `target_average.json`: the `target_average` policy kind (the
+    /// evaluator's moving average of the target policy) as a tabular policy
+    /// file, rewritten at every evaluation of a run whose config keeps one.
+    /// No checkpoint holds it, so this is where it leaves the run.
+    pub fn target_average_policy(&self) -> PathBuf {
+        self.root.join("target_average.json")
+    }
+
     /// `checkpoints/`: the newest checkpoints.
     pub fn checkpoints(&self) -> PathBuf {
         self.root.join("checkpoints")

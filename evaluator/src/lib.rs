@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod neural;
 pub mod panel;
 pub mod policy_average;
+pub mod policy_file;
 pub mod reference;
 pub mod run_eval;
 pub mod terminal;

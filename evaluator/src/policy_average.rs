@@ -35,7 +35,7 @@ pub const HELD_MARGIN: f64 = 0.05;
 /// The running average of one run's target policy.
 #[derive(Clone, Debug)]
 pub struct PolicyAverage {
-    horizon_steps: f64,
+    horizon_steps: u64,
     beta: f64,
     state: Option<Sums>,
 }
@@ -54,10 +54,23 @@ impl PolicyAverage {
     /// held at NeuRD threshold `beta`.
     pub fn new(horizon_steps: u64, beta: f64) -> PolicyAverage {
         PolicyAverage {
-            horizon_steps: horizon_steps as f64,
+            horizon_steps,
             beta,
             state: None,
         }
+    }
+
+    /// The horizon, in learner steps.
+    pub fn horizon_steps(&self) -> u64 {
+        self.horizon_steps
+    }
+
+    /// The average so far (none before the first evaluation) and the
+    /// learner step of its newest policy.
+    pub fn current(&self, tree: &PublicTree) -> Option<(TabularPolicy, u64)> {
+        self.state
+            .as_ref()
+            .map(|sums| (sums.policy(tree), sums.step))
     }
 
     /// Adds the target policy of learner step `step` and returns the
@@ -67,7 +80,7 @@ impl PolicyAverage {
         let reach = own_reach(tree, &policy);
         let weight = match &self.state {
             Some(sums) if step >= sums.step => {
-                1.0 - (-((step - sums.step) as f64) / self.horizon_steps).exp()
+                1.0 - (-((step - sums.step) as f64) / self.horizon_steps as f64).exp()
             }
             _ => 1.0,
         };

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use rnad_common::config::{Config, EvaluationMode};
-use rnad_common::history::{HeadToHead, HistoryEntry};
+use rnad_common::history::{HeadToHead, HistoryEntry, PolicyKind};
 use rnad_common::net::NetShape;
 use rnad_common::public_tree::PublicTree;
 
@@ -15,6 +15,7 @@ use crate::error::EvaluatorError;
 use crate::kinds::{KindEvaluator, KindReports, PolicyKinds};
 use crate::panel::Panel;
 use crate::policy_average::PolicyAverage;
+use crate::policy_file::{policy_file_json, write_policy_file};
 
 /// The evaluator of one run.
 pub struct RunEvaluator {
@@ -89,6 +90,42 @@ impl RunEvaluator {
                 }
             }
         })
+    }
+}
+
+impl RunEvaluator {
+    /// Writes the average of the target policy (the `target_average` kind)
+    /// to `path` as a policy file, with its NashConv from `evaluation`;
+    /// nothing where the run keeps no average or nothing was evaluated.
+    pub fn write_target_average(
+        &self,
+        path: &Path,
+        evaluation: &Evaluation,
+    ) -> Result<(), EvaluatorError> {
+        let tree = self.kinds.tree();
+        let report = evaluation
+            .exact
+            .as_ref()
+            .and_then(|r| r.target_average.as_ref());
+        let (Some(report), Some(average)) = (report, &self.average) else {
+            return Ok(());
+        };
+        let Some((policy, step)) = average.current(tree) else {
+            return Ok(());
+        };
+        let file = policy_file_json(
+            tree,
+            &policy,
+            PolicyKind::TargetAverage,
+            step,
+            report.nash_conv,
+            format!(
+                "target policy averaged over the last ~{} learner steps of evaluations, \
+                 actions held at the NeuRD threshold dropped (learner step {step})",
+                average.horizon_steps()
+            ),
+        );
+        write_policy_file(path, &file)
     }
 }
 

@@ -9,7 +9,7 @@
 //! and starts a new one, so it survives learner restarts. A history line
 //! that cannot be written is logged and counted; watching goes on.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::handshake::Token;
 use rnad_common::proto::{self, ClientError, ParamKind, Params};
+use rnad_common::run_dir::RunDir;
 
 use crate::kinds::PolicyKinds;
 use crate::metrics::EvaluatorMetrics;
@@ -112,6 +113,11 @@ async fn session(
                 metrics.write_failures_total.inc();
                 tracing::error!(file = %options.history.display(), %error, "cannot append to the history; watching goes on");
             }
+            let average = average_policy_path(&options.history);
+            if let Err(error) = evaluator.write_target_average(&average, &evaluation) {
+                metrics.write_failures_total.inc();
+                tracing::error!(file = %average.display(), %error, "cannot write the target's average; watching goes on");
+            }
             have = Some(params.version);
         }
         let mut left = options.interval;
@@ -122,6 +128,12 @@ async fn session(
         }
     }
     Ok(())
+}
+
+/// Where the target's average goes: beside the history, under the name a
+/// run directory gives it.
+fn average_policy_path(history: &Path) -> PathBuf {
+    RunDir::new(history.parent().unwrap_or(Path::new("."))).target_average_policy()
 }
 
 /// The parameter sets of `params`, evaluated.

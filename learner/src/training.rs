@@ -292,6 +292,10 @@ impl Trainer<'_> {
         if let Err(error) = rnad_common::jsonl::append(&path, &entry) {
             self.write_failed("history", &LearnerError::io(&path, error));
         }
+        let average = self.dir.target_average_policy();
+        if let Err(error) = evaluator.write_target_average(&average, &evaluation) {
+            self.write_failed("target_average", &error.into());
+        }
         Ok(entry)
     }
 

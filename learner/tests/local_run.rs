@@ -9,7 +9,10 @@ use std::sync::Arc;
 
 use rnad_common::config::Config;
 use rnad_common::history::HistoryEntry;
+use rnad_common::policy::TabularPolicy;
+use rnad_common::public_tree::PublicTree;
 use rnad_common::run_dir::RunDir;
+use rnad_evaluator::exploitability::nash_conv;
 use rnad_learner::checkpoint;
 use rnad_learner::local::{run_local, LocalOptions};
 use rnad_learner::resume::OpenOptions;
@@ -82,6 +85,19 @@ fn training_on_kuhn_drives_the_target_and_its_average_below_a_tenth() {
     assert!(
         average <= 0.1,
         "average NashConv after 3000 steps: {last:?}"
+    );
+    // No checkpoint holds the average: it leaves the run as a policy file
+    // that evaluates back to the last evaluation's value.
+    let text = std::fs::read_to_string(dir.join("target_average.json")).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["kind"], "target_average");
+    assert_eq!(file["step"], 3000);
+    let tree = PublicTree::build(config.game.load()).unwrap();
+    let policy = TabularPolicy::from_json(&tree, &text).unwrap();
+    let evaluated = nash_conv(&tree, &policy).nash_conv;
+    assert!(
+        (evaluated - average).abs() < 1e-9,
+        "file {evaluated}, history {average}"
     );
     assert!(std::fs::read_to_string(dir.join("config.toml"))
         .unwrap()

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 use rnad_common::history::PolicyKind;
-use serde_json::json;
 
-use super::{build_tree, emit, write_atomically};
+use super::{build_tree, emit};
 use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
 use crate::exploitability::nash_conv;
 use crate::neural::NetworkInputs;
+use crate::policy_file::{policy_file_json, write_policy_file};
 
 /// Arguments of `export`.
 #[derive(Debug, Args)]
@@ -44,22 +44,21 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<(), EvaluatorError>
     let inputs = NetworkInputs::new(&tree);
     let policy = checkpoint.policy(&tree, &inputs, args.kind)?;
     let report = nash_conv(&tree, &policy);
-    let file = json!({
-        "game": tree.spec().to_string(),
-        "description": format!(
+    let mut file = policy_file_json(
+        &tree,
+        &policy,
+        args.kind,
+        checkpoint.step(),
+        report.nash_conv,
+        format!(
             "{} policy of rnad checkpoint {} (learner step {})",
             args.kind,
             args.checkpoint.display(),
             checkpoint.step()
         ),
-        "checkpoint": args.checkpoint.display().to_string(),
-        "step": checkpoint.step(),
-        "kind": args.kind.name(),
-        "nash_conv": report.nash_conv,
-        "policy": policy.to_json(&tree),
-    });
-    let text = serde_json::to_string_pretty(&file).expect("JSON values serialise");
-    write_atomically(&args.out, text.as_bytes())?;
+    );
+    file["checkpoint"] = args.checkpoint.display().to_string().into();
+    write_policy_file(&args.out, &file)?;
     emit(
         out,
         &format!(

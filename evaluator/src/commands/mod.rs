@@ -106,7 +106,7 @@ fn build_tree(game: &GameSpec) -> Result<PublicTree, EvaluatorError> {
 }
 
 /// [`rnad_common::files::write_atomically`], with the file named in errors.
-fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), EvaluatorError> {
+pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), EvaluatorError> {
     rnad_common::files::write_atomically(path, contents).map_err(|source| EvaluatorError::Write {
         path: path.to_path_buf(),
         source,
