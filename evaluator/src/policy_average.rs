@@ -18,8 +18,11 @@
 //! different directions cancels.
 //!
 //! The average is exponential in learner steps: an evaluation `Δ` steps
-//! after the previous one gets weight `1 − e^(−Δ/H)`, so the horizon `H`
-//! means the same whatever the evaluation interval. It lives in the
+//! after the previous one, at learner step `t`, gets weight
+//! `1 − e^(−Δ/min(H, t/2))`, so the horizon means the same whatever the
+//! evaluation interval, and early in a run, when `t/2 < H`, the average
+//! reaches back about half the run rather than keeping the first,
+//! far-from-equilibrium policies for a whole horizon. It lives in the
 //! evaluator and starts afresh when the evaluator does, or when the learner
 //! goes back to an earlier step (resumed from an older checkpoint).
 
@@ -80,7 +83,8 @@ impl PolicyAverage {
         let reach = own_reach(tree, &policy);
         let weight = match &self.state {
             Some(sums) if step >= sums.step => {
-                1.0 - (-((step - sums.step) as f64) / self.horizon_steps as f64).exp()
+                let horizon = (self.horizon_steps as f64).min((step as f64 / 2.0).max(1.0));
+                1.0 - (-((step - sums.step) as f64) / horizon).exp()
             }
             _ => 1.0,
         };
@@ -294,13 +298,14 @@ mod tests {
         let first = betting(&tree, |s| if s == "0" { 0.2 } else { 0.5 });
         let second = betting(&tree, |s| if s == "0" { 0.6 } else { 0.9 });
         // A single policy is its own average.
-        let alone = average.add(&tree, 0, &first);
+        let start = 10 * horizon;
+        let alone = average.add(&tree, start, &first);
         for (a, b) in alone.probs().iter().zip(first.probs()) {
             assert!((a - b).abs() < 1e-12);
         }
-        // ln 2 horizons later the new policy weighs 1 − e^(−ln 2) = 1/2.
-        let step = (horizon as f64 * 2f64.ln()).round() as u64;
-        let weight = 1.0 - (-(step as f64) / horizon as f64).exp();
+        // 0.7 horizons later the new policy weighs 1 − e^(−0.7) ≈ 1/2.
+        let step = start + 700;
+        let weight = 1.0 - (-0.7f64).exp();
         let mixed = average.add(&tree, step, &second);
         // At the root both reach it with 1: the plain weighted mean.
         let root = (1.0 - weight) * 0.2 + weight * 0.6;
@@ -312,9 +317,24 @@ mod tests {
         assert!((bet_at(&tree, &mixed, "0pb") - expected).abs() < 1e-12);
         // A learner that goes back to an earlier step starts the average
         // afresh.
-        let restarted = average.add(&tree, step / 2, &first);
+        let restarted = average.add(&tree, start / 2, &first);
         assert!((bet_at(&tree, &restarted, "0pb") - 0.5).abs() < 1e-12);
         assert!((bet_at(&tree, &restarted, "0") - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn early_in_a_run_the_average_reaches_back_half_the_run() {
+        let tree = kuhn();
+        let mut average = PolicyAverage::new(1000, 10.0);
+        let first = betting(&tree, |_| 0.2);
+        let second = betting(&tree, |_| 0.6);
+        average.add(&tree, 0, &first);
+        // At step 100 the horizon is 50 steps, not 1000: the policy of step
+        // 100 weighs 1 − e^(−100/50).
+        let mixed = average.add(&tree, 100, &second);
+        let weight = 1.0 - (-2f64).exp();
+        let root = (1.0 - weight) * 0.2 + weight * 0.6;
+        assert!((bet_at(&tree, &mixed, "0") - root).abs() < 1e-12);
     }
 
     #[test]
@@ -326,8 +346,8 @@ mod tests {
         let mut average = PolicyAverage::new(1000, 10.0);
         let bluffs = betting(&tree, |s| if s.starts_with('0') { 0.9 } else { 0.4 });
         let folds = betting(&tree, |s| if s.starts_with('0') { 0.1 } else { 0.6 });
-        average.add(&tree, 0, &bluffs);
-        let step = 700;
+        average.add(&tree, 10_000, &bluffs);
+        let step = 10_700;
         let weight = 1.0 - (-0.7f64).exp();
         let mixed = average.add(&tree, step, &folds);
         let (a, b, m) = (
