@@ -224,7 +224,11 @@ fn summary_figures_match_a_hand_computation() {
     assert!(variant_stats(&variants[0].runs, PolicyKind::TargetAverage).is_none());
     assert!(variant_stats(&variants[0].runs, PolicyKind::Reg).is_some());
     let csv = summary_csv(&variants);
-    assert_eq!(csv.lines().count(), 1 + PolicyKind::OF_PARAMETERS.len(), "{csv}");
+    assert_eq!(
+        csv.lines().count(),
+        1 + PolicyKind::OF_PARAMETERS.len(),
+        "{csv}"
+    );
     assert!(!summary_markdown(&variants, "Test sweep").contains("## target_average"));
 }
 
