@@ -124,14 +124,18 @@ impl KindEvaluator {
     ) -> candle_core::Result<KindReports> {
         let tree = &self.tree;
         let target_policy = self.policy(kinds.target)?;
+        let online_policy = self.policy(kinds.online)?;
+        let reg_policy = self.policy(kinds.reg)?;
         let processed = self.post_processed(&target_policy);
+        // Folded in last, once nothing can fail: an evaluation that is not
+        // recorded leaves the average as it was.
         let target_average = average
             .map(|(average, step)| nash_conv(tree, &average.add(tree, step, &target_policy)));
         Ok(KindReports {
-            online: nash_conv(tree, &self.policy(kinds.online)?),
+            online: nash_conv(tree, &online_policy),
             target: nash_conv(tree, &target_policy),
             target_postprocessed: nash_conv(tree, &processed),
-            reg: nash_conv(tree, &self.policy(kinds.reg)?),
+            reg: nash_conv(tree, &reg_policy),
             target_average,
         })
     }

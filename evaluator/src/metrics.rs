@@ -4,7 +4,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use prometheus::{Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntGauge, Opts, Registry};
 use rnad_common::game::Game;
-use rnad_common::history::HeadToHead;
+use rnad_common::history::{HeadToHead, PolicyKind};
 
 use crate::kinds::KindReports;
 use crate::run_eval::Evaluation;
@@ -164,6 +164,17 @@ impl EvaluatorMetrics {
                 self.best_response_value
                     .with_label_values(&[kind, player.to_string().as_str()])
                     .set(*value);
+            }
+        }
+        if reports.target_average.is_none() {
+            // A run resumed without the average leaves no stale value.
+            let kind = PolicyKind::TargetAverage.name();
+            let _ = self.nash_conv.remove_label_values(&[kind]);
+            let _ = self.exploitability.remove_label_values(&[kind]);
+            for player in 0..game.num_players() {
+                let _ = self
+                    .best_response_value
+                    .remove_label_values(&[kind, player.to_string().as_str()]);
             }
         }
     }

@@ -26,11 +26,12 @@
 //! evaluator and starts afresh when the evaluator does, or when the learner
 //! goes back to an earlier step (resumed from an older checkpoint).
 
+use rnad_common::game::GameSpec;
 use rnad_common::policy::TabularPolicy;
 use rnad_common::public_tree::{NodeKind, PublicTree};
 
-/// An action whose centred log-probability is within this of `−β` counts
-/// as held at NeuRD's threshold: the learner's logits sit at the threshold
+/// An action whose centred log-probability is at or below `−β` plus this
+/// counts as held at NeuRD's threshold: the learner's logits sit at the threshold
 /// up to the small moves of the shared weights, and the target's are an
 /// average of those.
 pub const HELD_MARGIN: f64 = 0.05;
@@ -38,6 +39,7 @@ pub const HELD_MARGIN: f64 = 0.05;
 /// The running average of one run's target policy.
 #[derive(Clone, Debug)]
 pub struct PolicyAverage {
+    game: GameSpec,
     horizon_steps: u64,
     beta: f64,
     state: Option<Sums>,
@@ -53,14 +55,23 @@ struct Sums {
 }
 
 impl PolicyAverage {
-    /// An empty average over `horizon_steps` learner steps, dropping actions
-    /// held at NeuRD threshold `beta`.
-    pub fn new(horizon_steps: u64, beta: f64) -> PolicyAverage {
+    /// An empty average of `game`'s policies over `horizon_steps` learner
+    /// steps, dropping actions held at NeuRD threshold `beta`.
+    pub fn new(game: GameSpec, horizon_steps: u64, beta: f64) -> PolicyAverage {
         PolicyAverage {
+            game,
             horizon_steps,
             beta,
             state: None,
         }
+    }
+
+    /// Whether `other` averages the same game with the same horizon and
+    /// threshold, so one may go on from the other.
+    pub fn same_settings(&self, other: &PolicyAverage) -> bool {
+        (self.game == other.game)
+            && self.horizon_steps == other.horizon_steps
+            && self.beta == other.beta
     }
 
     /// The horizon, in learner steps.
@@ -131,10 +142,10 @@ impl Sums {
 }
 
 /// `policy` without the actions held at NeuRD threshold `beta`: at every
-/// information state, an action whose log-probability lies at least
-/// `beta − HELD_MARGIN` below the mean log-probability of the legal actions
-/// (its centred logit is at the threshold) gets probability zero, and the
-/// rest are renormalised.
+/// information state, an action whose centred log-probability (its
+/// log-probability minus the mean over the legal actions, which is its
+/// centred logit) is at or below `−beta + HELD_MARGIN` gets probability
+/// zero, and the rest are renormalised.
 pub fn drop_held_actions(tree: &PublicTree, policy: &TabularPolicy, beta: f64) -> TabularPolicy {
     let mut probs = policy.probs().to_vec();
     for decision in tree.decisions() {
@@ -198,13 +209,15 @@ pub fn own_reach(tree: &PublicTree, policy: &TabularPolicy) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
-    use rnad_common::game::GameSpec;
-
     use super::*;
     use crate::exploitability::nash_conv;
 
+    fn kuhn_spec() -> GameSpec {
+        "kuhn_poker".parse().unwrap()
+    }
+
     fn kuhn() -> PublicTree {
-        PublicTree::build("kuhn_poker".parse::<GameSpec>().unwrap().load()).unwrap()
+        PublicTree::build(kuhn_spec().load()).unwrap()
     }
 
     /// The policy that bets (action 1) with probability `bet` at every
@@ -251,8 +264,12 @@ mod tests {
         assert_eq!(row[0], 0.0);
         assert!((row[1] - 0.5f64.exp() / kept).abs() < 1e-12, "{row:?}");
         assert!((row[2] - 1.5f64.exp() / kept).abs() < 1e-12, "{row:?}");
-        // Uniform rows have nothing held, whatever the threshold.
+        // Uniform rows have nothing held at a threshold above the margin;
+        // below it every action counts as held, and the row is left as it
+        // is rather than emptied.
         let mut row = [0.5, 0.5];
+        drop_held_row(&mut row, 2.0);
+        assert_eq!(row, [0.5, 0.5]);
         drop_held_row(&mut row, 0.01);
         assert_eq!(row, [0.5, 0.5]);
     }
@@ -294,7 +311,7 @@ mod tests {
         let tree = kuhn();
         // β large enough that nothing is dropped from these mixed policies.
         let horizon = 1000;
-        let mut average = PolicyAverage::new(horizon, 10.0);
+        let mut average = PolicyAverage::new(kuhn_spec(), horizon, 10.0);
         let first = betting(&tree, |s| if s == "0" { 0.2 } else { 0.5 });
         let second = betting(&tree, |s| if s == "0" { 0.6 } else { 0.9 });
         // A single policy is its own average.
@@ -325,7 +342,7 @@ mod tests {
     #[test]
     fn early_in_a_run_the_average_reaches_back_half_the_run() {
         let tree = kuhn();
-        let mut average = PolicyAverage::new(1000, 10.0);
+        let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
         let first = betting(&tree, |_| 0.2);
         let second = betting(&tree, |_| 0.6);
         average.add(&tree, 0, &first);
@@ -343,7 +360,7 @@ mod tests {
         // weighted (sequence-form) representation, so an average of two
         // policies is at most the same average of their NashConvs.
         let tree = kuhn();
-        let mut average = PolicyAverage::new(1000, 10.0);
+        let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
         let bluffs = betting(&tree, |s| if s.starts_with('0') { 0.9 } else { 0.4 });
         let folds = betting(&tree, |s| if s.starts_with('0') { 0.1 } else { 0.6 });
         average.add(&tree, 10_000, &bluffs);

@@ -55,7 +55,8 @@ impl RunEvaluator {
             )?),
         };
         let horizon = config.evaluation.average_horizon_steps;
-        let average = (horizon > 0).then(|| PolicyAverage::new(horizon, config.rnad.beta_neurd));
+        let average = (horizon > 0)
+            .then(|| PolicyAverage::new(config.game.clone(), horizon, config.rnad.beta_neurd));
         Ok(RunEvaluator {
             kinds,
             panel,
@@ -94,6 +95,22 @@ impl RunEvaluator {
 }
 
 impl RunEvaluator {
+    /// Continues `previous`, the average of an earlier evaluator of this
+    /// run (`watch` makes a new evaluator at every reconnect), where it
+    /// was kept with the same game and settings.
+    pub fn carry_over_average(&mut self, previous: Option<PolicyAverage>) {
+        if let (Some(mine), Some(previous)) = (&self.average, previous) {
+            if previous.same_settings(mine) {
+                self.average = Some(previous);
+            }
+        }
+    }
+
+    /// The average, for a later evaluator of the run to continue.
+    pub fn take_average(&mut self) -> Option<PolicyAverage> {
+        self.average.take()
+    }
+
     /// Writes the average of the target policy (the `target_average` kind)
     /// to `path` as a policy file, with its NashConv from `evaluation`;
     /// nothing where the run keeps no average or nothing was evaluated.
@@ -120,8 +137,9 @@ impl RunEvaluator {
             step,
             report.nash_conv,
             format!(
-                "target policy averaged over the last ~{} learner steps of evaluations, \
-                 actions held at the NeuRD threshold dropped (learner step {step})",
+                "target policy averaged over the evaluations of the last min({}, step/2) \
+                 learner steps (exponentially), actions held at the NeuRD threshold dropped \
+                 (learner step {step})",
                 average.horizon_steps()
             ),
         );

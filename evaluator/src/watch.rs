@@ -22,6 +22,7 @@ use rnad_common::run_dir::RunDir;
 
 use crate::kinds::PolicyKinds;
 use crate::metrics::EvaluatorMetrics;
+use crate::policy_average::PolicyAverage;
 use crate::run_eval::{Evaluation, RunEvaluator};
 
 /// Granularity of the wait between looks, so a stop is seen promptly.
@@ -62,10 +63,14 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
         .enable_all()
         .build()
         .expect("tokio runtime");
+    // The target's average outlives a session: a reconnect (a learner
+    // restart, a timeout) keeps it, and only a learner that went back to
+    // an earlier step starts it afresh.
+    let mut average = None;
     run_sessions(
         stop,
         &options.learner,
-        |attempt| runtime.block_on(session(options, stop, metrics, attempt)),
+        |attempt| runtime.block_on(session(options, stop, metrics, attempt, &mut average)),
         |_, _| {},
     );
 }
@@ -75,6 +80,7 @@ async fn session(
     stop: &AtomicBool,
     metrics: &EvaluatorMetrics,
     attempt: &mut Attempt<'_, '_>,
+    average: &mut Option<PolicyAverage>,
 ) -> Result<(), ClientError> {
     let proto::Joined {
         client,
@@ -87,7 +93,33 @@ async fn session(
     let shape = NetShape::for_config(&config);
     let mut evaluator = RunEvaluator::new(&config, shape.clone(), options.panel_policy.as_deref())
         .map_err(|e| ClientError::Other(e.to_string()))?;
+    evaluator.carry_over_average(average.take());
     attempt.connected();
+    let watched = watch_params(
+        &client,
+        &hello,
+        &shape,
+        &mut evaluator,
+        options,
+        stop,
+        metrics,
+    )
+    .await;
+    *average = evaluator.take_average();
+    watched
+}
+
+/// Evaluates each new version of the learner's parameters until `stop` is
+/// set or the connection fails.
+async fn watch_params(
+    client: &proto::LearnerServiceClient,
+    hello: &proto::Hello,
+    shape: &NetShape,
+    evaluator: &mut RunEvaluator,
+    options: &WatchOptions,
+    stop: &AtomicBool,
+    metrics: &EvaluatorMetrics,
+) -> Result<(), ClientError> {
     let mut have = None;
     while !stop.load(Ordering::SeqCst) {
         let reply = client
@@ -101,7 +133,7 @@ async fn session(
             .map_err(|e| ClientError::rpc("fetching parameters", e))??;
         if let Some(params) = reply {
             let timer = Instant::now();
-            let evaluation = evaluate_params(&mut evaluator, &shape, &params)?;
+            let evaluation = evaluate_params(evaluator, shape, &params)?;
             metrics.record(
                 &evaluation,
                 evaluator.tree().game().as_ref(),

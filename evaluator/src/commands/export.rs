@@ -23,7 +23,8 @@ pub struct ExportArgs {
     pub checkpoint: PathBuf,
     /// Which policy: online (θ), target (θ_target), target_postprocessed
     /// (θ_target after the reference post-processing: what the learner's
-    /// policy plays) or reg (θ_reg).
+    /// policy plays) or reg (θ_reg). target_average is no checkpoint's: the
+    /// run writes it to RUN_DIR/target_average.json.
     #[arg(long, default_value = "target_postprocessed", value_parser = parse_kind)]
     pub kind: PolicyKind,
     /// The policy file to write (JSON): `game`, `description`, `checkpoint`,
