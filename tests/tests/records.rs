@@ -194,41 +194,38 @@ fn eval_and_export_refuse_another_game_a_missing_source_and_the_average() {
         LIMIT,
     );
     refused(&finished, "--policy", "no source");
+    // Export refuses a file that is no checkpoint, and the moving average
+    // of the target policy, which is the evaluator's, built over a run's
+    // evaluations: no checkpoint holds it. Neither leaves a file behind.
     let not_a_checkpoint = dir.join("kuhn.toml");
-    let finished = run_binary(
-        "rnad-evaluator",
-        &[
-            "export",
-            "--checkpoint",
-            not_a_checkpoint.to_str().unwrap(),
-            "--out",
-            dir.join("x.json").to_str().unwrap(),
-        ],
-        &dir,
-        "not-a-checkpoint",
-        LIMIT,
-    );
-    refused(&finished, "kuhn.toml", "not a checkpoint");
-    assert!(!dir.join("x.json").exists());
-    // The moving average of the target policy is the evaluator's, built
-    // over a run's evaluations: no checkpoint holds it.
-    let finished = run_binary(
-        "rnad-evaluator",
-        &[
-            "export",
-            "--checkpoint",
-            checkpoint.to_str().unwrap(),
-            "--kind",
+    let out = dir.join("x.json");
+    for (source, kind, expected, context) in [
+        (&not_a_checkpoint, "target", "kuhn.toml", "not-a-checkpoint"),
+        (
+            &checkpoint,
             "target_average",
-            "--out",
-            dir.join("x.json").to_str().unwrap(),
-        ],
-        &dir,
-        "average-from-checkpoint",
-        LIMIT,
-    );
-    refused(&finished, "no checkpoint holds target_average", "average");
-    assert!(!dir.join("x.json").exists());
+            "no checkpoint holds target_average",
+            "average-from-checkpoint",
+        ),
+    ] {
+        let finished = run_binary(
+            "rnad-evaluator",
+            &[
+                "export",
+                "--checkpoint",
+                source.to_str().unwrap(),
+                "--kind",
+                kind,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &dir,
+            context,
+            LIMIT,
+        );
+        refused(&finished, expected, context);
+        assert!(!out.exists(), "{context}");
+    }
 }
 
 fn training_log(run: &Path) -> Vec<Value> {
