@@ -307,6 +307,46 @@ mod tests {
     }
 
     #[test]
+    fn own_reach_passes_through_the_opponents_moves_and_the_board_card() {
+        // Leduc: player 0 with a jack raises first with 0.3 (calls 0.7) and
+        // calls a re-raise with 0.6; everything else is uniform.
+        let spec: GameSpec = "leduc_poker".parse().unwrap();
+        let tree = PublicTree::build(spec.load()).unwrap();
+        let first = "[Observer: 0][Private: 0][Round 1][Player: 0][Pot: 2][Money: 99 99][Round1: ][Round2: ]";
+        let reraised = "[Observer: 0][Private: 0][Round 1][Player: 0][Pot: 8][Money: 97 95][Round1: 2 2][Round2: ]";
+        let called_raise = "[Observer: 0][Private: 0][Round 1][Player: 0][Pot: 4][Money: 99 97][Round1: 1 2][Round2: ]";
+        let mut probs = TabularPolicy::uniform(&tree).probs().to_vec();
+        let index = tree.info_state_index();
+        let set = |probs: &mut Vec<f64>, state: &str, row: &[f64]| {
+            let (d, hand) = index[state];
+            probs[tree.decisions()[d].slots(hand)].copy_from_slice(row);
+        };
+        set(&mut probs, first, &[0.7, 0.3]);
+        set(&mut probs, reraised, &[0.4, 0.6]);
+        let policy = TabularPolicy::from_slots(&tree, probs).unwrap();
+        let reach = own_reach(&tree, &policy);
+        // The second round, after the board card (a queen, 1) is dealt:
+        // raise, re-raise, call is 0.3 · 0.6; call, raise, raise (1/3 of
+        // three actions), call is 0.7 · 1/3. Player 1's moves and the card
+        // count for nothing.
+        let round2 = |round1: &str, pot: u32, money: u32| {
+            format!(
+                "[Observer: 0][Private: 0][Round 2][Player: 0][Pot: {pot}][Money: {money} {money}][Public: 1][Round1: {round1}][Round2: ]"
+            )
+        };
+        for (state, expected) in [
+            (first.to_string(), 1.0),
+            (reraised.to_string(), 0.3),
+            (called_raise.to_string(), 0.7),
+            (round2("2 2 1", 10, 95), 0.3 * 0.6),
+            (round2("1 2 2 1", 10, 95), 0.7 / 3.0),
+        ] {
+            let found = reach_at(&tree, &reach, &state);
+            assert!((found - expected).abs() < 1e-12, "{state}: {found}");
+        }
+    }
+
+    #[test]
     fn the_average_weights_each_policy_by_its_own_reach_and_by_steps() {
         let tree = kuhn();
         // β large enough that nothing is dropped from these mixed policies.
