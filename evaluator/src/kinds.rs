@@ -1,6 +1,6 @@
 //! Exact NashConv of the learner's policy kinds (θ, θ_target, θ_target
-//! post-processed, θ_reg, and the average of θ_target's policy), shared by the local run and `rnad-evaluator
-//! watch`.
+//! post-processed, θ_reg, and the average of θ_target's policy), shared by
+//! the local run and `rnad-evaluator watch`.
 
 use std::sync::Arc;
 

@@ -92,9 +92,7 @@ impl RunEvaluator {
             }
         })
     }
-}
 
-impl RunEvaluator {
     /// Continues `previous`, the average of an earlier evaluator of this
     /// run (`watch` makes a new evaluator at every reconnect), where it
     /// was kept with the same game and settings.
