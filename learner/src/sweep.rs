@@ -222,8 +222,8 @@ pub enum SweepOutcome {
 }
 
 /// Runs every run that has not reached the budget, `options.jobs` at a
-/// time. A failed run does not stop the others; it is reported at the end
-/// with its log.
+/// time. A failed run, or one stopped from outside before the budget, does
+/// not stop the others; it is reported at the end (with its log).
 pub fn run_all(
     options: &SweepOptions,
     runs: &[SweepRun],
@@ -240,7 +240,7 @@ pub fn run_all(
     }
     let total = waiting.len();
     let mut running: Vec<Running> = Vec::new();
-    let mut failures = Vec::new();
+    let mut unfinished = Vec::new();
     let mut last_progress = Instant::now();
     while !(waiting.is_empty() && running.is_empty()) {
         if stop.load(Ordering::SeqCst) {
@@ -271,14 +271,26 @@ pub fn run_all(
             match child.process.try_wait() {
                 Ok(None) => still.push(child),
                 Ok(Some(status)) if status.success() && !stop.load(Ordering::SeqCst) => {
-                    tracing::info!(
-                        "finished {} in {:.0} s",
-                        child.run.name(),
-                        child.started.elapsed().as_secs_f64()
-                    );
+                    // A child stopped by a signal from outside the sweep
+                    // also exits 0, with a checkpoint short of the budget.
+                    let step = reached_step(child.run)?;
+                    if step < options.max_steps {
+                        unfinished.push(format!(
+                            "{} (stopped from outside the sweep at step {step} of {}; \
+                             give the same command again to resume it)",
+                            child.run.name(),
+                            options.max_steps
+                        ));
+                    } else {
+                        tracing::info!(
+                            "finished {} in {:.0} s",
+                            child.run.name(),
+                            child.started.elapsed().as_secs_f64()
+                        );
+                    }
                 }
                 Ok(Some(_)) if stop.load(Ordering::SeqCst) => {}
-                Ok(Some(status)) => failures.push(format!(
+                Ok(Some(status)) => unfinished.push(format!(
                     "{} ({status}; see {})",
                     child.run.name(),
                     child.log.display()
@@ -294,12 +306,12 @@ pub fn run_all(
             last_progress = Instant::now();
         }
     }
-    if failures.is_empty() {
+    if unfinished.is_empty() {
         Ok(SweepOutcome::Complete)
     } else {
         Err(LearnerError::Sweep(format!(
-            "runs failed: {}",
-            failures.join(", ")
+            "runs did not finish: {}",
+            unfinished.join(", ")
         )))
     }
 }

@@ -1,11 +1,11 @@
 //! `rnad-learner sweep` through the binary on Kuhn: every (grid value,
 //! seed) run in its own directory named by its settings, resumed where it stopped (interrupted by a step
-//! budget or by SIGTERM) with the same histories as a straight run, the
-//! summary written, finished runs left alone, and foreign run directories
-//! refused.
+//! budget or by SIGTERM) with the same histories as a straight run, a run
+//! stopped from outside the sweep reported unfinished, the summary written,
+//! finished runs left alone, and foreign run directories refused.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rnad_common::config::Config;
@@ -37,17 +37,65 @@ fn write_config(dir: &Path) -> PathBuf {
     path
 }
 
-/// `sweep` over the averaging variants given (comma-separated) and seeds.
-fn sweep(config: &Path, out: &Path, variants: &str, seeds: &str, max_steps: u64) -> Output {
+/// `sweep` over the averaging variants given (comma-separated) and seeds,
+/// two runs at a time.
+fn sweep_command(
+    config: &Path,
+    out: &Path,
+    variants: &str,
+    seeds: &str,
+    max_steps: u64,
+) -> Command {
     let grid = format!("rnad.averaging={variants}");
-    Command::new(LEARNER)
+    let mut command = Command::new(LEARNER);
+    command
         .args(["sweep", "--config"])
         .arg(config)
         .args(["--grid", &grid, "--seeds", seeds, "--jobs", "2"])
         .args(["--max-steps", &max_steps.to_string(), "--out"])
-        .arg(out)
+        .arg(out);
+    command
+}
+
+/// Runs [`sweep_command`] to its end.
+fn sweep(config: &Path, out: &Path, variants: &str, seeds: &str, max_steps: u64) -> Output {
+    sweep_command(config, out, variants, seeds, max_steps)
         .output()
         .unwrap()
+}
+
+/// Waits (at most a minute) until the run has evaluated `count` times.
+fn wait_for_evaluations(run: &Path, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let evaluated = || {
+        std::fs::read_to_string(run.join("history.jsonl")).is_ok_and(|h| h.lines().count() >= count)
+    };
+    while !evaluated() {
+        assert!(
+            Instant::now() < deadline,
+            "{} to evaluate {count} times",
+            run.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Sends SIGTERM to a process.
+fn terminate(pid: u32) {
+    // SAFETY: kill(2) on a pid of this test's own process tree.
+    unsafe {
+        libc::kill(pid as libc::pid_t, libc::SIGTERM);
+    }
+}
+
+/// Waits (at most a minute) for the sweep to exit; its output.
+fn wait_for_exit(mut child: Child) -> Output {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the sweep to exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
 }
 
 fn text(output: &Output) -> String {
@@ -180,47 +228,16 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
     let root = scratch("sigterm");
     let config = write_config(&root);
     let out = root.join("out");
-    let args = |max: &str| {
-        let mut command = Command::new(LEARNER);
-        command
-            .args(["sweep", "--config"])
-            .arg(&config)
-            .args([
-                "--grid",
-                "rnad.averaging=none",
-                "--seeds",
-                "0,1",
-                "--jobs",
-                "2",
-            ])
-            .args(["--max-steps", max, "--out"])
-            .arg(&out);
-        command
-    };
-    let mut child = args("100000000")
+    let child = sweep_command(&config, &out, "none", "0,1", 100_000_000)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let evaluated = |seed: u64| {
-        std::fs::read_to_string(out.join(format!("rnad.averaging=none/seed-{seed}/history.jsonl")))
-            .is_ok_and(|h| h.lines().count() >= 3)
-    };
-    while !(evaluated(0) && evaluated(1)) {
-        assert!(Instant::now() < deadline, "both runs to evaluate 3 times");
-        std::thread::sleep(Duration::from_millis(50));
+    for seed in [0, 1] {
+        wait_for_evaluations(&out.join(format!("rnad.averaging=none/seed-{seed}")), 3);
     }
-    // SAFETY: kill(2) on our own child's pid.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
-    }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "the sweep to exit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = child.wait_with_output().unwrap();
+    terminate(child.id());
+    let output = wait_for_exit(child);
     let log = text(&output);
     assert!(output.status.success(), "{log}");
     assert!(log.contains("sweep interrupted"), "{log}");
@@ -237,7 +254,7 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
         stopped_at.push(step);
     }
     let budget = stopped_at.iter().max().unwrap() + 15;
-    let resumed = args(&budget.to_string()).output().unwrap();
+    let resumed = sweep(&config, &out, "none", "0,1", budget);
     assert!(resumed.status.success(), "{}", text(&resumed));
     for (seed, stopped) in [0, 1].iter().zip(&stopped_at) {
         let run = out.join(format!("rnad.averaging=none/seed-{seed}"));
@@ -248,6 +265,69 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
         );
         assert_eq!(curve(&run).last().unwrap().0, budget);
     }
+    assert!(out.join("summary.md").exists());
+}
+
+/// The pids of a process's children, read from /proc.
+fn children_of(parent: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid ...`: comm may hold spaces and brackets.
+            let after_comm = &stat[stat.rfind(')')? + 1..];
+            let ppid: u32 = after_comm.split_whitespace().nth(1)?.parse().ok()?;
+            (ppid == parent).then_some(pid)
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_stopped_from_outside_the_sweep_is_reported_unfinished_and_resumes() {
+    let root = scratch("stopped-from-outside");
+    let config = write_config(&root);
+    let out = root.join("out");
+    let child = sweep_command(&config, &out, "none", "0", 100_000_000)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let run = out.join("rnad.averaging=none/seed-0");
+    wait_for_evaluations(&run, 3);
+    let runs = children_of(child.id());
+    assert_eq!(runs.len(), 1, "the sweep's one run: {runs:?}");
+    terminate(runs[0]);
+    let output = wait_for_exit(child);
+    let log = text(&output);
+    assert!(!output.status.success(), "{log}");
+    let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
+    let stopped = rnad_tests::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
+    assert!(
+        log.contains(&format!(
+            "runs did not finish: rnad.averaging=none seed 0 (stopped from outside \
+             the sweep at step {stopped} of 100000000; give the same command again to resume it)"
+        )),
+        "{log}"
+    );
+    assert!(
+        !log.contains("finished rnad.averaging=none seed 0"),
+        "{log}"
+    );
+    assert!(
+        !out.join("summary.md").exists(),
+        "no summary of an unfinished run"
+    );
+
+    let budget = stopped + 15;
+    let resumed = sweep(&config, &out, "none", "0", budget);
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    assert!(
+        text(&resumed).contains("finished rnad.averaging=none seed 0"),
+        "{}",
+        text(&resumed)
+    );
+    assert_eq!(curve(&run).last().unwrap().0, budget);
     assert!(out.join("summary.md").exists());
 }
 
