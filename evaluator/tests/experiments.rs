@@ -422,6 +422,34 @@ fn plot_draws_each_variant_as_png_and_svg() {
         assert!(text.contains(label), "the figure names {label:?}");
     }
 
+    // Two kinds: a line per variant and kind, each in its own colour, the
+    // axis plain NashConv.
+    let kinds = root.join("kinds.svg");
+    plot_command(
+        &root,
+        &kinds,
+        &["--kind", "target", "--kind", "target_average"],
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&kinds).unwrap();
+    for label in [
+        "averaging=ema, target (mean and min–max of 3 seeds)",
+        "averaging=ema, target_average (mean and min–max of 3 seeds)",
+        "averaging=none, target (mean and min–max of 3 seeds)",
+        "averaging=none, target_average (mean and min–max of 3 seeds)",
+        "NashConv of the target, target_average policies",
+    ] {
+        assert!(text.contains(label), "the figure names {label:?}");
+    }
+    assert!(
+        !text.contains("NashConv (target)"),
+        "the axis names no one kind"
+    );
+    let colours = ["#0072B2", "#D55E00", "#009E73", "#CC79A7"];
+    for colour in colours {
+        assert!(text.contains(colour), "a line in {colour}");
+    }
+
     let err = plot_command(&root, Path::new("figure.pdf"), &[]).unwrap_err();
     assert!(
         err.contains("figure.pdf") && err.contains(".png or .svg"),

@@ -1,6 +1,7 @@
-//! `rnad-evaluator plot`: NashConv (or any numeric column of the training
-//! log or history) against steps or wall time for a set of runs, one colour
-//! per variant, the mean over seeds with its min–max band.
+//! `rnad-evaluator plot`: NashConv of one or more policy kinds (or any
+//! numeric column of the training log or history) against steps or wall
+//! time for a set of runs, one colour per variant and kind, the mean over
+//! seeds with its min–max band.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -39,10 +40,11 @@ pub struct PlotArgs {
     /// that, of history.jsonl with dots for nested fields (nash_conv.reg).
     #[arg(long)]
     pub metric: Option<String>,
-    /// Which policy's NashConv. target_postprocessed is what OpenSpiel's
+    /// Which policy's NashConv; repeat it to draw several kinds, a line
+    /// per variant and kind. target_postprocessed is what OpenSpiel's
     /// R-NaD solver plays (seed 000's measure).
-    #[arg(long, default_value_t = PolicyKind::Target)]
-    pub kind: PolicyKind,
+    #[arg(long, default_values_t = [PolicyKind::Target])]
+    pub kind: Vec<PolicyKind>,
     /// The figure's title. Default: the game, the policy kind and the
     /// number of runs.
     #[arg(long)]
@@ -56,28 +58,42 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     let runs = load_runs(&args.runs)?;
     let count = runs.len();
     let game = runs[0].config.game.clone();
-    let measure = match &args.metric {
-        Some(name) => Measure::Column(name.clone()),
-        None => Measure::NashConv(args.kind),
+    let measures: Vec<Measure> = match &args.metric {
+        Some(name) => vec![Measure::Column(name.clone())],
+        None => args
+            .kind
+            .iter()
+            .map(|&kind| Measure::NashConv(kind))
+            .collect(),
     };
-    if let Some(run) = runs.iter().find(|r| measure.curve(r, args.x).is_empty()) {
-        return Err(ExperimentError::Unusable {
-            path: run.dir.clone(),
-            message: format!(
-                "no numeric values of `{}` in training.jsonl or history.jsonl",
-                measure.title()
-            ),
+    for measure in &measures {
+        if let Some(run) = runs.iter().find(|r| measure.curve(r, args.x).is_empty()) {
+            return Err(ExperimentError::Unusable {
+                path: run.dir.clone(),
+                message: format!(
+                    "no numeric values of `{}` in training.jsonl or history.jsonl",
+                    measure.title()
+                ),
+            }
+            .into());
         }
-        .into());
     }
     let variants = group(runs);
-    let default_title = match &measure {
-        Measure::NashConv(kind) => format!("{game}: NashConv of the {} policy", kind.name()),
-        Measure::Column(name) => format!("{game}: {name}"),
+    let default_title = match measures.as_slice() {
+        [Measure::Column(name)] => format!("{game}: {name}"),
+        _ => {
+            let kinds: Vec<String> = measures.iter().map(Measure::name).collect();
+            let noun = if kinds.len() == 1 {
+                "policy"
+            } else {
+                "policies"
+            };
+            format!("{game}: NashConv of the {} {noun}", kinds.join(", "))
+        }
     };
     let spec = PlotSpec {
         title: args.title.clone().unwrap_or(default_title),
-        measure,
+        measures,
         axis: args.x,
         log_y: args.log_y,
     };

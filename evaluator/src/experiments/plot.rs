@@ -1,5 +1,5 @@
-//! The training figure (NashConv or any logged column): per variant, the mean over seeds as a line and the
-//! min–max band shaded, drawn with plotters as SVG and rasterised with
+//! The training figure (NashConv or any logged column): per variant and
+//! measure, the mean over seeds as a line and the min–max band shaded, drawn with plotters as SVG and rasterised with
 //! resvg for PNG (with a bundled font, so text renders on any machine).
 
 use std::path::{Path, PathBuf};
@@ -34,8 +34,8 @@ const LOG_FLOOR: f64 = 1e-6;
 pub struct PlotSpec {
     /// The figure's title.
     pub title: String,
-    /// What the curves show.
-    pub measure: Measure,
+    /// What the curves show: one line per variant and measure.
+    pub measures: Vec<Measure>,
     /// Steps or wall time.
     pub axis: Axis,
     /// Logarithmic vertical axis.
@@ -72,11 +72,8 @@ pub fn plot(variants: &[Variant], spec: &PlotSpec, out: &Path) -> Result<(), Exp
         path: out.to_path_buf(),
         message,
     };
-    let bands: Vec<Band> = variants
-        .iter()
-        .map(|v| band(&v.runs, &spec.measure, spec.axis))
-        .collect();
-    let svg = render_svg(variants, &bands, spec).map_err(draw_error)?;
+    let series = series(variants, spec);
+    let svg = render_svg(&series, spec).map_err(draw_error)?;
     let bytes = match format {
         Format::Svg => svg.into_bytes(),
         Format::Png => rasterise(&svg).map_err(draw_error)?,
@@ -87,20 +84,65 @@ pub fn plot(variants: &[Variant], spec: &PlotSpec, out: &Path) -> Result<(), Exp
     })
 }
 
+/// One line of the figure with its band.
+struct Series {
+    /// The legend entry.
+    label: String,
+    band: Band,
+}
+
+/// A line per variant and measure, the measure named only where there are
+/// several.
+fn series(variants: &[Variant], spec: &PlotSpec) -> Vec<Series> {
+    let mut series = Vec::new();
+    for variant in variants {
+        for measure in &spec.measures {
+            let name = if spec.measures.len() == 1 {
+                variant.label.clone()
+            } else {
+                format!("{}, {}", variant.label, measure.name())
+            };
+            let seeds = variant.runs.len();
+            let label = if seeds == 1 {
+                format!("{name} (1 seed)")
+            } else {
+                format!("{name} (mean and min–max of {seeds} seeds)")
+            };
+            series.push(Series {
+                label,
+                band: band(&variant.runs, measure, spec.axis),
+            });
+        }
+    }
+    series
+}
+
+/// The vertical axis's title: the measure's, or "NashConv" over several
+/// kinds of it.
+fn y_title(measures: &[Measure]) -> String {
+    match measures {
+        [one] => one.title(),
+        _ if measures.iter().all(|m| matches!(m, Measure::NashConv(_))) => "NashConv".into(),
+        _ => measures
+            .iter()
+            .map(Measure::name)
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
 /// The figure as an SVG document.
-fn render_svg(variants: &[Variant], bands: &[Band], spec: &PlotSpec) -> Result<String, String> {
-    let x_max = bands
-        .iter()
+fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
+    let bands = || series.iter().map(|s| &s.band);
+    let x_max = bands()
         .flat_map(|b| b.x.iter().copied())
         .fold(0.0, f64::max)
         .max(1.0);
     let floor = |v: f64| if spec.log_y { v.max(LOG_FLOOR) } else { v };
-    let y_low = bands
-        .iter()
+    let y_low = bands()
         .flat_map(|b| b.min.iter().copied())
         .fold(f64::INFINITY, f64::min);
-    let y_high = bands
-        .iter()
+    let y_high = bands()
         .flat_map(|b| b.max.iter().copied())
         .fold(f64::NEG_INFINITY, f64::max);
     if !(y_low.is_finite() && y_high.is_finite()) {
@@ -111,8 +153,7 @@ fn render_svg(variants: &[Variant], bands: &[Band], spec: &PlotSpec) -> Result<S
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let chart = Chart {
-            variants,
-            bands,
+            series,
             spec,
             floor: &floor,
         };
@@ -140,8 +181,7 @@ fn render_svg(variants: &[Variant], bands: &[Band], spec: &PlotSpec) -> Result<S
 
 /// The parts of a figure, drawn on either kind of vertical axis.
 struct Chart<'a> {
-    variants: &'a [Variant],
-    bands: &'a [Band],
+    series: &'a [Series],
     spec: &'a PlotSpec,
     floor: &'a dyn Fn(f64) -> f64,
 }
@@ -167,7 +207,7 @@ impl Chart<'_> {
         chart
             .configure_mesh()
             .x_desc(self.spec.axis.title())
-            .y_desc(self.spec.measure.title())
+            .y_desc(y_title(&self.spec.measures))
             .axis_desc_style(("sans-serif", 20))
             .label_style(("sans-serif", 16))
             .y_labels(12)
@@ -176,7 +216,7 @@ impl Chart<'_> {
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(|e| e.to_string())?;
-        for (index, (variant, band)) in self.variants.iter().zip(self.bands).enumerate() {
+        for (index, Series { label, band }) in self.series.iter().enumerate() {
             let colour = COLOURS[index % COLOURS.len()];
             let mut outline: Vec<(f64, f64)> = band
                 .x
@@ -199,15 +239,10 @@ impl Chart<'_> {
                 .iter()
                 .zip(&band.mean)
                 .map(|(&x, &y)| (x, (self.floor)(y)));
-            let seeds = variant.runs.len();
             chart
                 .draw_series(LineSeries::new(line, colour.stroke_width(2)))
                 .map_err(|e| e.to_string())?
-                .label(if seeds == 1 {
-                    format!("{} (1 seed)", variant.label)
-                } else {
-                    format!("{} (mean and min–max of {seeds} seeds)", variant.label)
-                })
+                .label(label)
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
                 });

@@ -53,6 +53,14 @@ impl Measure {
         }
     }
 
+    /// Its short name: the policy kind or the column.
+    pub fn name(&self) -> String {
+        match self {
+            Measure::NashConv(kind) => kind.name().to_string(),
+            Measure::Column(name) => name.clone(),
+        }
+    }
+
     /// A run's curve of this measure, in file order (empty when the run
     /// has no such values).
     pub fn curve(&self, run: &Run, axis: Axis) -> Vec<(f64, f64)> {
