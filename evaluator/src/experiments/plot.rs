@@ -1,6 +1,7 @@
 //! The training figure (NashConv or any logged column): per variant and
-//! measure, the mean over seeds as a line and the min–max band shaded, drawn with plotters as SVG and rasterised with
-//! resvg for PNG (with a bundled font, so text renders on any machine).
+//! measure, the mean over seeds as a line and the min–max band shaded,
+//! drawn with plotters as SVG and rasterised with resvg for PNG (with a
+//! bundled font, so text renders on any machine).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
