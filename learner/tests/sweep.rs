@@ -64,6 +64,16 @@ fn sweep(config: &Path, out: &Path, variants: &str, seeds: &str, max_steps: u64)
         .unwrap()
 }
 
+/// Starts a sweep of the given seeds with a budget no test reaches, its
+/// output captured.
+fn start_unbounded_sweep(config: &Path, out: &Path, seeds: &str) -> Child {
+    sweep_command(config, out, "none", seeds, 100_000_000)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// Waits (at most a minute) until the run has evaluated `count` times.
 fn wait_for_evaluations(run: &Path, count: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -228,11 +238,7 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
     let root = scratch("sigterm");
     let config = write_config(&root);
     let out = root.join("out");
-    let child = sweep_command(&config, &out, "none", "0,1", 100_000_000)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start_unbounded_sweep(&config, &out, "0,1");
     for seed in [0, 1] {
         wait_for_evaluations(&out.join(format!("rnad.averaging=none/seed-{seed}")), 3);
     }
@@ -288,11 +294,7 @@ fn a_run_stopped_from_outside_the_sweep_is_reported_unfinished_and_resumes() {
     let root = scratch("stopped-from-outside");
     let config = write_config(&root);
     let out = root.join("out");
-    let child = sweep_command(&config, &out, "none", "0", 100_000_000)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start_unbounded_sweep(&config, &out, "0");
     let run = out.join("rnad.averaging=none/seed-0");
     wait_for_evaluations(&run, 3);
     let runs = children_of(child.id());
