@@ -357,7 +357,7 @@ fn plot_command(runs: &Path, out: &Path, extra: &[&str]) -> Result<String, Strin
     args.extend_from_slice(extra);
     let mut report = Vec::new();
     Cli::try_parse_from(args)
-        .unwrap()
+        .map_err(|e| e.to_string())?
         .run(&mut report)
         .map_err(|e| e.to_string())?;
     Ok(String::from_utf8(report).unwrap())
@@ -449,6 +449,19 @@ fn plot_draws_each_variant_as_png_and_svg() {
     for colour in colours {
         assert!(text.contains(colour), "a line in {colour}");
     }
+
+    // A kind given twice is one line, its axis named by it.
+    plot_command(&root, &kinds, &["--kind", "reg", "--kind", "reg"]).unwrap();
+    let text = std::fs::read_to_string(&kinds).unwrap();
+    assert!(
+        text.contains("NashConv (reg)"),
+        "one kind, named on the axis"
+    );
+    assert!(!text.contains("#009E73"), "no third line");
+    // A logged column is drawn alone, never beside policy kinds.
+    let err =
+        plot_command(&root, &kinds, &["--metric", "loss_value", "--kind", "reg"]).unwrap_err();
+    assert!(err.contains("--metric") && err.contains("--kind"), "{err}");
 
     let err = plot_command(&root, Path::new("figure.pdf"), &[]).unwrap_err();
     assert!(

@@ -273,20 +273,24 @@ pub fn run_all(
                 Ok(Some(status)) if status.success() && !stop.load(Ordering::SeqCst) => {
                     // A child stopped by a signal from outside the sweep
                     // also exits 0, with a checkpoint short of the budget.
-                    let step = reached_step(child.run)?;
-                    if step < options.max_steps {
-                        unfinished.push(format!(
-                            "{} (stopped from outside the sweep at step {step} of {}; \
-                             give the same command again to resume it)",
-                            child.run.name(),
-                            options.max_steps
-                        ));
-                    } else {
-                        tracing::info!(
+                    match reached_step(child.run) {
+                        Ok(step) if step >= options.max_steps => tracing::info!(
                             "finished {} in {:.0} s",
                             child.run.name(),
                             child.started.elapsed().as_secs_f64()
-                        );
+                        ),
+                        Ok(step) => unfinished.push(format!(
+                            "{} (exited 0 at step {step} of {}, short of the budget: stopped \
+                             from outside the sweep? give the same command again to resume it; \
+                             see {})",
+                            child.run.name(),
+                            options.max_steps,
+                            child.log.display()
+                        )),
+                        Err(error) => unfinished.push(format!(
+                            "{} (exited 0, but its checkpoints cannot be read: {error})",
+                            child.run.name()
+                        )),
                     }
                 }
                 Ok(Some(_)) if stop.load(Ordering::SeqCst) => {}

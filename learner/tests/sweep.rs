@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rnad_common::config::Config;
 use rnad_common::history::HistoryEntry;
@@ -64,48 +64,80 @@ fn sweep(config: &Path, out: &Path, variants: &str, seeds: &str, max_steps: u64)
         .unwrap()
 }
 
-/// Starts a sweep of the given seeds with a budget no test reaches, its
-/// output captured.
-fn start_unbounded_sweep(config: &Path, out: &Path, seeds: &str) -> Child {
-    sweep_command(config, out, "none", seeds, 100_000_000)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+/// A sweep started with a budget no test reaches, its output captured.
+/// Dropped before it has exited (a failed assertion), it is killed with
+/// its runs, so no training process outlives the test.
+struct UnboundedSweep {
+    child: Option<Child>,
+}
+
+impl UnboundedSweep {
+    fn start(config: &Path, out: &Path, seeds: &str) -> UnboundedSweep {
+        let child = sweep_command(config, out, "none", seeds, 100_000_000)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        UnboundedSweep { child: Some(child) }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.as_ref().expect("still running").id()
+    }
+
+    /// Waits (at most a minute) for the sweep to exit; its output.
+    fn finish(mut self) -> Output {
+        let child = self.child.as_mut().expect("still running");
+        rnad_tests::wait_for(
+            "the sweep to exit",
+            Duration::from_secs(60),
+            || child.try_wait().unwrap(),
+            String::new,
+        );
+        self.child.take().unwrap().wait_with_output().unwrap()
+    }
+}
+
+impl Drop for UnboundedSweep {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            for run in children_of(child.id()) {
+                rnad_tests::send_signal(run, libc::SIGKILL);
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The pids of a process's children, read from /proc.
+fn children_of(parent: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
         .unwrap()
+        .filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid ...`: comm may hold spaces and brackets.
+            let after_comm = &stat[stat.rfind(')')? + 1..];
+            let ppid: u32 = after_comm.split_whitespace().nth(1)?.parse().ok()?;
+            (ppid == parent).then_some(pid)
+        })
+        .collect()
 }
 
 /// Waits (at most a minute) until the run has evaluated `count` times.
 fn wait_for_evaluations(run: &Path, count: usize) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let evaluated = || {
-        std::fs::read_to_string(run.join("history.jsonl")).is_ok_and(|h| h.lines().count() >= count)
-    };
-    while !evaluated() {
-        assert!(
-            Instant::now() < deadline,
-            "{} to evaluate {count} times",
-            run.display()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Sends SIGTERM to a process.
-fn terminate(pid: u32) {
-    // SAFETY: kill(2) on a pid of this test's own process tree.
-    unsafe {
-        libc::kill(pid as libc::pid_t, libc::SIGTERM);
-    }
-}
-
-/// Waits (at most a minute) for the sweep to exit; its output.
-fn wait_for_exit(mut child: Child) -> Output {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "the sweep to exit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+    let history = run.join("history.jsonl");
+    rnad_tests::wait_for(
+        &format!("{} to hold {count} evaluations", history.display()),
+        Duration::from_secs(60),
+        || {
+            std::fs::read_to_string(&history)
+                .is_ok_and(|h| h.lines().count() >= count)
+                .then_some(())
+        },
+        String::new,
+    );
 }
 
 fn text(output: &Output) -> String {
@@ -238,12 +270,12 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
     let root = scratch("sigterm");
     let config = write_config(&root);
     let out = root.join("out");
-    let child = start_unbounded_sweep(&config, &out, "0,1");
+    let sweep_run = UnboundedSweep::start(&config, &out, "0,1");
     for seed in [0, 1] {
         wait_for_evaluations(&out.join(format!("rnad.averaging=none/seed-{seed}")), 3);
     }
-    terminate(child.id());
-    let output = wait_for_exit(child);
+    rnad_tests::send_signal(sweep_run.pid(), libc::SIGTERM);
+    let output = sweep_run.finish();
     let log = text(&output);
     assert!(output.status.success(), "{log}");
     assert!(log.contains("sweep interrupted"), "{log}");
@@ -274,41 +306,28 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
     assert!(out.join("summary.md").exists());
 }
 
-/// The pids of a process's children, read from /proc.
-fn children_of(parent: u32) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| {
-            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // `pid (comm) state ppid ...`: comm may hold spaces and brackets.
-            let after_comm = &stat[stat.rfind(')')? + 1..];
-            let ppid: u32 = after_comm.split_whitespace().nth(1)?.parse().ok()?;
-            (ppid == parent).then_some(pid)
-        })
-        .collect()
-}
-
 #[test]
 fn a_run_stopped_from_outside_the_sweep_is_reported_unfinished_and_resumes() {
     let root = scratch("stopped-from-outside");
     let config = write_config(&root);
     let out = root.join("out");
-    let child = start_unbounded_sweep(&config, &out, "0");
+    let sweep_run = UnboundedSweep::start(&config, &out, "0");
     let run = out.join("rnad.averaging=none/seed-0");
     wait_for_evaluations(&run, 3);
-    let runs = children_of(child.id());
+    let runs = children_of(sweep_run.pid());
     assert_eq!(runs.len(), 1, "the sweep's one run: {runs:?}");
-    terminate(runs[0]);
-    let output = wait_for_exit(child);
+    rnad_tests::send_signal(runs[0], libc::SIGTERM);
+    let output = sweep_run.finish();
     let log = text(&output);
     assert!(!output.status.success(), "{log}");
     let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
     let stopped = rnad_tests::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
     assert!(
         log.contains(&format!(
-            "runs did not finish: rnad.averaging=none seed 0 (stopped from outside \
-             the sweep at step {stopped} of 100000000; give the same command again to resume it)"
+            "runs did not finish: rnad.averaging=none seed 0 (exited 0 at step {stopped} of \
+             100000000, short of the budget: stopped from outside the sweep? give the same \
+             command again to resume it; see {})",
+            run.join("log.txt").display()
         )),
         "{log}"
     );

@@ -38,15 +38,16 @@ pub struct PlotArgs {
     /// training.jsonl (loss_value, loss_neurd, alpha, steps_per_second,
     /// decisions_per_second, queue_depth, policy_lag_p99, ...) or, failing
     /// that, of history.jsonl with dots for nested fields (nash_conv.reg).
-    #[arg(long)]
+    /// Not with --kind.
+    #[arg(long, conflicts_with = "kind")]
     pub metric: Option<String>,
     /// Which policy's NashConv; repeat it to draw several kinds, a line
     /// per variant and kind. target_postprocessed is what OpenSpiel's
     /// R-NaD solver plays (seed 000's measure).
     #[arg(long, default_values_t = [PolicyKind::Target])]
     pub kind: Vec<PolicyKind>,
-    /// The figure's title. Default: the game, the policy kind and the
-    /// number of runs.
+    /// The figure's title. Default: the game and the policy kinds (or the
+    /// column).
     #[arg(long)]
     pub title: Option<String>,
 }
@@ -60,11 +61,16 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     let game = runs[0].config.game.clone();
     let measures: Vec<Measure> = match &args.metric {
         Some(name) => vec![Measure::Column(name.clone())],
-        None => args
-            .kind
-            .iter()
-            .map(|&kind| Measure::NashConv(kind))
-            .collect(),
+        None => {
+            // A kind given twice is drawn once.
+            let mut kinds: Vec<PolicyKind> = Vec::new();
+            for &kind in &args.kind {
+                if !kinds.contains(&kind) {
+                    kinds.push(kind);
+                }
+            }
+            kinds.into_iter().map(Measure::NashConv).collect()
+        }
     };
     for measure in &measures {
         if let Some(run) = runs.iter().find(|r| measure.curve(r, args.x).is_empty()) {

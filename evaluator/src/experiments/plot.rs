@@ -119,16 +119,11 @@ fn series(variants: &[Variant], spec: &PlotSpec) -> Vec<Series> {
 }
 
 /// The vertical axis's title: the measure's, or "NashConv" over several
-/// kinds of it.
+/// policy kinds (a logged column is only ever drawn alone).
 fn y_title(measures: &[Measure]) -> String {
     match measures {
         [one] => one.title(),
-        _ if measures.iter().all(|m| matches!(m, Measure::NashConv(_))) => "NashConv".into(),
-        _ => measures
-            .iter()
-            .map(Measure::name)
-            .collect::<Vec<_>>()
-            .join(", "),
+        _ => "NashConv".into(),
     }
 }
 
