@@ -2,17 +2,12 @@
 //! (it never exits on a network error, and says so once rather than at
 //! every attempt) and SIGTERM ends it with status 0.
 
-use std::net::{Ipv4Addr, TcpListener};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 #[test]
 fn retries_while_the_learner_is_away_and_exits_zero_on_sigterm() {
-    let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = rnad_tests::free_port();
     let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("actor-retry.log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_rnad-actor"))
         .args(["--learner", &format!("127.0.0.1:{port}")])

@@ -8,10 +8,12 @@
 
 pub mod cluster;
 
+use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The directory holding the workspace's binaries: beside this executable,
@@ -39,13 +41,24 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// A loopback port nobody listens on right now.
+/// A loopback port nobody listens on right now, and one this test process
+/// has not handed out before: a process given a port may not have bound it
+/// yet when the next one is asked for, and the system would hand the same
+/// port out again (two processes of one test then collide on it).
 pub fn free_port() -> u16 {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static HANDED_OUT: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    let mut handed_out = HANDED_OUT.lock().unwrap_or_else(|e| e.into_inner());
+    for _ in 0..1000 {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if handed_out.insert(port) {
+            return port;
+        }
+    }
+    panic!("the system offered only ports handed out before, 1000 times");
 }
 
 /// `127.0.0.1:port`.
