@@ -53,7 +53,7 @@ pub const KEYS: &[KeyDoc] = &[
     doc("evaluation.interval_seconds", "seconds between evaluations during training", "0 (by steps only) or more"),
     doc("evaluation.interval_steps", "also evaluate at every multiple of this many learner steps", "0 (by time only) or more"),
     doc("evaluation.mode", "exact: NashConv of every policy kind; head_to_head: the played policy against uniform, rules and the previous version on fixed deals", "exact, head_to_head"),
-    doc("evaluation.average_horizon_steps", "exact mode: learner steps over which the target_average policy kind averages the target policy (actions whose centred logit is at or below -beta_neurd + 0.05 dropped, weighted by own reach; the horizon is min(this, step/2))", "0 (no average) or more"),
+    doc("evaluation.average_horizon_steps", "exact mode: learner steps over which the target_average policy kind averages the target policy (actions whose centred logit is at or below -beta_neurd + 0.05 dropped, weighted by own reach; the horizon is min(this, half the learner steps averaged so far))", "0 (no average) or more"),
     doc("evaluation.deals", "deals per head-to-head opponent, each played in every seat", "2..=10000000"),
     doc("checkpoint.interval_steps", "learner steps between checkpoints", "positive integer"),
     doc("checkpoint.keep", "checkpoints kept; older ones are deleted", "positive integer"),

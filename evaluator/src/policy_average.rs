@@ -19,12 +19,16 @@
 //!
 //! The average is exponential in learner steps: an evaluation `Δ` steps
 //! after the previous one, at learner step `t`, gets weight
-//! `1 − e^(−Δ/min(H, t/2))`, so the horizon means the same whatever the
-//! evaluation interval, and early in a run, when `t/2 < H`, the average
-//! reaches back about half the run rather than keeping the first,
-//! far-from-equilibrium policies for a whole horizon. It lives in the
-//! evaluator and starts afresh when the evaluator does, or when the learner
-//! goes back to an earlier step (resumed from an older checkpoint).
+//! `1 − e^(−Δ/min(H, (t − t₀)/2))`, where `t₀` is the step of the first
+//! policy averaged. So the horizon means the same whatever the evaluation
+//! interval, and while `(t − t₀)/2 < H` the average reaches back about
+//! half of what it has seen rather than keeping its first policy for a
+//! whole horizon: early in a run that first policy is far from
+//! equilibrium, and an average started afresh late in a run (the evaluator
+//! restarted) would otherwise be that one policy for most of a horizon.
+//! It lives in the evaluator and starts afresh when the evaluator does, or
+//! when the learner goes back to an earlier step (resumed from an older
+//! checkpoint).
 
 use rnad_common::game::GameSpec;
 use rnad_common::policy::TabularPolicy;
@@ -49,6 +53,9 @@ pub struct PolicyAverage {
 /// probability; per information state, the weighted own reach.
 #[derive(Clone, Debug)]
 struct Sums {
+    /// The learner step of the first policy averaged.
+    first_step: u64,
+    /// The learner step of the newest.
     step: u64,
     weighted_probs: Vec<f64>,
     weighted_reach: Vec<f64>,
@@ -94,12 +101,17 @@ impl PolicyAverage {
         let reach = own_reach(tree, &policy);
         let weight = match &self.state {
             Some(sums) if step >= sums.step => {
-                let horizon = (self.horizon_steps as f64).min((step as f64 / 2.0).max(1.0));
+                let seen = (step - sums.first_step) as f64;
+                let horizon = (self.horizon_steps as f64).min((seen / 2.0).max(1.0));
                 1.0 - (-((step - sums.step) as f64) / horizon).exp()
             }
-            _ => 1.0,
+            _ => {
+                self.state = None;
+                1.0
+            }
         };
         let sums = self.state.get_or_insert_with(|| Sums {
+            first_step: step,
             step,
             weighted_probs: vec![0.0; tree.num_slots()],
             weighted_reach: vec![0.0; tree.num_info_slots()],
@@ -354,14 +366,16 @@ mod tests {
         let mut average = PolicyAverage::new(kuhn_spec(), horizon, 10.0);
         let first = betting(&tree, |s| if s == "0" { 0.2 } else { 0.5 });
         let second = betting(&tree, |s| if s == "0" { 0.6 } else { 0.9 });
-        // A single policy is its own average.
+        // A single policy is its own average, also when added again.
         let start = 10 * horizon;
-        let alone = average.add(&tree, start, &first);
+        average.add(&tree, start, &first);
+        let alone = average.add(&tree, start + 4 * horizon, &first);
         for (a, b) in alone.probs().iter().zip(first.probs()) {
             assert!((a - b).abs() < 1e-12);
         }
-        // 0.7 horizons later the new policy weighs 1 − e^(−0.7) ≈ 1/2.
-        let step = start + 700;
+        // Once it has seen two horizons, a policy 0.7 horizons after the
+        // previous one weighs 1 − e^(−0.7) ≈ 1/2.
+        let step = start + 4 * horizon + 700;
         let weight = 1.0 - (-0.7f64).exp();
         let mixed = average.add(&tree, step, &second);
         // At the root both reach it with 1: the plain weighted mean.
@@ -380,18 +394,25 @@ mod tests {
     }
 
     #[test]
-    fn early_in_a_run_the_average_reaches_back_half_the_run() {
+    fn a_young_average_reaches_back_half_of_what_it_has_seen() {
         let tree = kuhn();
-        let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
         let first = betting(&tree, |_| 0.2);
         let second = betting(&tree, |_| 0.6);
-        average.add(&tree, 0, &first);
-        // At step 100 the horizon is 50 steps, not 1000: the policy of step
-        // 100 weighs 1 − e^(−100/50).
-        let mixed = average.add(&tree, 100, &second);
         let weight = 1.0 - (-2f64).exp();
         let root = (1.0 - weight) * 0.2 + weight * 0.6;
-        assert!((bet_at(&tree, &mixed, "0") - root).abs() < 1e-12);
+        // At the start of a run, and in an evaluator that joins (or
+        // restarts) late: 100 steps after its first policy the horizon is
+        // 50 steps, not 1000, so the policy of step t₀ + 100 weighs
+        // 1 − e^(−100/50) and the first one does not linger.
+        for first_step in [0, 500_000] {
+            let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+            average.add(&tree, first_step, &first);
+            let mixed = average.add(&tree, first_step + 100, &second);
+            assert!(
+                (bet_at(&tree, &mixed, "0") - root).abs() < 1e-12,
+                "first policy at step {first_step}"
+            );
+        }
     }
 
     #[test]
@@ -404,8 +425,9 @@ mod tests {
         let bluffs = betting(&tree, |s| if s.starts_with('0') { 0.9 } else { 0.4 });
         let folds = betting(&tree, |s| if s.starts_with('0') { 0.1 } else { 0.6 });
         average.add(&tree, 10_000, &bluffs);
+        // 700 steps after the first policy the horizon is 350 steps.
         let step = 10_700;
-        let weight = 1.0 - (-0.7f64).exp();
+        let weight = 1.0 - (-2f64).exp();
         let mixed = average.add(&tree, step, &folds);
         let (a, b, m) = (
             nash_conv(&tree, &bluffs).nash_conv,

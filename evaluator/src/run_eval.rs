@@ -135,9 +135,9 @@ impl RunEvaluator {
             step,
             report.nash_conv,
             format!(
-                "target policy averaged over the evaluations of the last min({}, step/2) \
-                 learner steps (exponentially), actions held at the NeuRD threshold dropped \
-                 (learner step {step})",
+                "target policy averaged over the evaluations of the last min({}, s/2) \
+                 learner steps (exponentially; s: the steps averaged so far), actions held \
+                 at the NeuRD threshold dropped (learner step {step})",
                 average.horizon_steps()
             ),
         );
