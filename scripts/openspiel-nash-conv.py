@@ -14,8 +14,9 @@ import json
 import sys
 
 import pyspiel
-from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
+
+from openspiel_policy import load_policy
 
 
 def main():
@@ -23,12 +24,7 @@ def main():
     table = data.get("policy", data)
     game_spec = sys.argv[2] if len(sys.argv) > 2 else data["game"]
     game = pyspiel.load_game(game_spec)
-    policy = policy_lib.TabularPolicy(game)
-    for key, pairs in table.items():
-        row = policy.policy_for_key(key)
-        row[:] = 0.0
-        for action, probability in pairs:
-            row[action] = probability
+    policy = load_policy(game, table)
     print(json.dumps({
         "game": str(game),
         "nash_conv": float(exploitability.nash_conv(game, policy)),
