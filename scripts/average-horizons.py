@@ -11,10 +11,11 @@ the last few, so copy them out while it runs). Every checkpoint's target
 policy is exported with `rnad-evaluator export`, its actions held at the
 NeuRD threshold BETA are dropped, and it joins one exponential average per
 RULE, weighted by own reach, exactly as `evaluator/src/policy_average.rs`
-does: a policy Δ steps after the previous one, at step t, gets weight
-1 - exp(-Δ / h(t)). A RULE is `H` for h(t) = min(H, t/2) (the run's own
-rule, `evaluation.average_horizon_steps = H`) or `half` for h(t) = t/2.
-Default rules: 20000 50000 100000 half.
+does: a policy Δ steps after the previous one gets weight
+1 - exp(-Δ / h(s)), s the steps averaged so far (from the first
+checkpoint in the directory). A RULE is `H` for h(s) = min(H, s/2) (the
+run's own rule, `evaluation.average_horizon_steps = H`) or `half` for
+h(s) = s/2. Default rules: 20000 50000 100000 half.
 
 Every EVERY_STEPS steps each average's NashConv is computed with
 `rnad-evaluator eval`. Prints one CSV line per evaluation: step, then the
@@ -94,25 +95,28 @@ def nash_conv(game_name, policy, path):
     json.dump({"game": game_name,
                "policy": {k: [[a, p] for a, p in row.items()] for k, row in policy.items()}},
               open(path, "w"))
-    out = subprocess.run([EVALUATOR, "eval", "--game", game_name, "--policy", path],
+    out = subprocess.run([EVALUATOR, "eval", "--game", game_name, "--policy", path, "--json"],
                          check=True, capture_output=True, text=True)
-    match = re.search(r"NashConv[^0-9]*([0-9.eE+-]+)", out.stdout + out.stderr)
-    return float(match.group(1))
+    return json.loads(out.stdout)["nash_conv"]
 
 
 class Average:
     def __init__(self, rule):
         self.rule = rule
+        self.first_step = None
         self.step = None
         self.reach = {}
         self.probs = {}
 
-    def horizon(self, t):
-        half = max(t / 2.0, 1.0)
+    def horizon(self, seen):
+        half = max(seen / 2.0, 1.0)
         return half if self.rule == "half" else min(float(self.rule), half)
 
     def add(self, step, policy, reach):
-        w = 1.0 if self.step is None else 1.0 - math.exp(-(step - self.step) / self.horizon(step))
+        if self.step is None:
+            self.first_step, w = step, 1.0
+        else:
+            w = 1.0 - math.exp(-(step - self.step) / self.horizon(step - self.first_step))
         self.step = step
         for key, row in policy.items():
             r = reach[key]
