@@ -177,6 +177,10 @@ pub struct RnadConfig {
     /// lack the key).
     #[serde(default)]
     pub learning_rate_decay_steps: u64,
+    /// The learner step at which the decay begins; the rate is constant
+    /// before it (older files lack the key: from step 0).
+    #[serde(default)]
+    pub learning_rate_decay_start_step: u64,
     /// The fraction of `learning_rate` reached after the decay, in (0, 1].
     #[serde(default = "no_decay")]
     pub learning_rate_final_fraction: f64,
@@ -406,6 +410,14 @@ impl Config {
                 r.learning_rate_final_fraction
             ),
         )?;
+        check(
+            r.learning_rate_decay_start_step == 0 || r.learning_rate_final_fraction < 1.0,
+            "rnad.learning_rate_decay_start_step",
+            format!(
+                "{} starts a decay that does not happen: set rnad.learning_rate_final_fraction below 1 and rnad.learning_rate_decay_steps, or remove the key",
+                r.learning_rate_decay_start_step
+            ),
+        )?;
         non_negative(r.eta, "rnad.eta")?;
         unit_interval(r.gamma_target, "rnad.gamma_target")?;
         positive(r.beta_neurd, "rnad.beta_neurd")?;
@@ -623,6 +635,7 @@ mod tests {
     fn the_learning_rate_decay_is_optional_and_read_when_given() {
         let constant = Config::from_toml(KUHN, "test.toml").unwrap();
         assert_eq!(constant.rnad.learning_rate_decay_steps, 0);
+        assert_eq!(constant.rnad.learning_rate_decay_start_step, 0);
         assert_eq!(constant.rnad.learning_rate_final_fraction, 1.0);
         let decaying = KUHN.replacen(
             "learning_rate = 3e-4",
@@ -631,6 +644,7 @@ mod tests {
         );
         let decaying = Config::from_toml(&decaying, "test.toml").unwrap();
         assert_eq!(decaying.rnad.learning_rate_decay_steps, 5000);
+        assert_eq!(decaying.rnad.learning_rate_decay_start_step, 0);
         assert_eq!(decaying.rnad.learning_rate_final_fraction, 0.1);
         let keys: Vec<String> = decaying
             .changes_from(&constant)
@@ -643,6 +657,25 @@ mod tests {
                 "rnad.learning_rate_decay_steps",
                 "rnad.learning_rate_final_fraction"
             ]
+        );
+    }
+
+    #[test]
+    fn a_late_decay_is_read_and_a_start_without_a_decay_is_refused() {
+        let late = KUHN.replacen(
+            "learning_rate = 3e-4",
+            "learning_rate = 3e-4\nlearning_rate_decay_start_step = 100000\nlearning_rate_decay_steps = 400000\nlearning_rate_final_fraction = 0.2",
+            1,
+        );
+        let late = Config::from_toml(&late, "test.toml").unwrap();
+        assert_eq!(late.rnad.learning_rate_decay_start_step, 100_000);
+        let err = error_for(
+            "learning_rate = 3e-4",
+            "learning_rate = 3e-4\nlearning_rate_decay_start_step = 100000",
+        );
+        assert!(
+            err.contains("rnad.learning_rate_decay_start_step") && err.contains("100000"),
+            "{err}"
         );
     }
 

@@ -8,12 +8,18 @@
 //! (docs/results/leduc-quality/), so it is off by default and kept as a
 //! knob.
 //!
-//! `lr(t) = lr₀ · f^min(t/T, 1)` with `f` = `rnad.learning_rate_final_fraction`
-//! and `T` = `rnad.learning_rate_decay_steps`: a geometric decay from the
-//! configured rate to `f` times it over `T` steps, then constant. `T = 0`
-//! keeps the rate constant. `t` is the run's learner step, so a run
-//! resumed with a decay it did not have before starts at the rate the
-//! schedule gives its current step.
+//! A decay that starts late is the other use: the full rate brings the
+//! played average to its level soonest, and the rate then falls so that
+//! the target's batch-to-batch noise, which the average's remaining
+//! NashConv is made of, shrinks.
+//!
+//! `lr(t) = lr₀ · f^clamp((t − S)/T, 0, 1)` with `f` =
+//! `rnad.learning_rate_final_fraction`, `T` = `rnad.learning_rate_decay_steps`
+//! and `S` = `rnad.learning_rate_decay_start_step`: constant until step `S`,
+//! a geometric decay to `f` times the configured rate over the next `T`
+//! steps, then constant. `T = 0` keeps the rate constant. `t` is the run's
+//! learner step, so a run resumed with a decay it did not have before
+//! starts at the rate the schedule gives its current step.
 
 use rnad_common::config::RnadConfig;
 
@@ -22,6 +28,7 @@ use rnad_common::config::RnadConfig;
 pub struct LearningRateSchedule {
     initial: f64,
     final_fraction: f64,
+    decay_start_step: u64,
     decay_steps: u64,
 }
 
@@ -31,6 +38,7 @@ impl LearningRateSchedule {
         LearningRateSchedule {
             initial: config.learning_rate,
             final_fraction: config.learning_rate_final_fraction,
+            decay_start_step: config.learning_rate_decay_start_step,
             decay_steps: config.learning_rate_decay_steps,
         }
     }
@@ -40,7 +48,8 @@ impl LearningRateSchedule {
         if self.decay_steps == 0 {
             return self.initial;
         }
-        let progress = (step as f64 / self.decay_steps as f64).min(1.0);
+        let into_decay = step.saturating_sub(self.decay_start_step);
+        let progress = (into_decay as f64 / self.decay_steps as f64).min(1.0);
         self.initial * self.final_fraction.powf(progress)
     }
 }
@@ -50,9 +59,19 @@ mod tests {
     use super::*;
 
     fn schedule(initial: f64, final_fraction: f64, decay_steps: u64) -> LearningRateSchedule {
+        late_schedule(initial, final_fraction, 0, decay_steps)
+    }
+
+    fn late_schedule(
+        initial: f64,
+        final_fraction: f64,
+        decay_start_step: u64,
+        decay_steps: u64,
+    ) -> LearningRateSchedule {
         LearningRateSchedule {
             initial,
             final_fraction,
+            decay_start_step,
             decay_steps,
         }
     }
@@ -82,5 +101,29 @@ mod tests {
     fn a_fraction_of_one_is_constant_whatever_the_steps() {
         let s = schedule(3e-4, 1.0, 10);
         assert!((0..30).all(|t| s.at(t) == 3e-4));
+    }
+
+    #[test]
+    fn a_late_decay_holds_the_rate_until_its_start_then_decays_the_same_way() {
+        // 1.5e-3 held for 100,000 steps, then down to a fifth over 400,000:
+        // 1.5e-3·0.2^0.5 = 6.708e-4 half-way (step 300,000), 3e-4 from
+        // step 500,000 on.
+        let late = late_schedule(1.5e-3, 0.2, 100_000, 400_000);
+        assert!([0, 1, 50_000, 100_000]
+            .iter()
+            .all(|&t| late.at(t) == 1.5e-3));
+        assert!(late.at(100_001) < 1.5e-3);
+        assert!((late.at(300_000) - 1.5e-3 * 0.2f64.sqrt()).abs() < 1e-15);
+        assert!(
+            (late.at(500_000) - 3e-4).abs() < 1e-15,
+            "{}",
+            late.at(500_000)
+        );
+        assert_eq!(late.at(500_000), late.at(2_000_000));
+        // The same curve as a decay from step 0, shifted by the start.
+        let early = schedule(1.5e-3, 0.2, 400_000);
+        assert!((0..=400_000)
+            .step_by(25_000)
+            .all(|t| late.at(t + 100_000) == early.at(t)));
     }
 }
