@@ -447,11 +447,13 @@ fn local_runs_with_overrides_and_records_them() {
             "--run-dir",
             run.to_str().unwrap(),
             "--max-steps",
-            "60",
+            "80",
             "--set",
             "training_log.interval_steps=20",
             "--set",
             "rnad.learning_rate=1e-3",
+            "--set",
+            "rnad.learning_rate_decay_start_step=20",
             "--set",
             "rnad.learning_rate_decay_steps=40",
             "--set",
@@ -465,7 +467,8 @@ fn local_runs_with_overrides_and_records_them() {
     let recorded = std::fs::read_to_string(run.join("config.toml")).unwrap();
     assert!(recorded.contains("learning_rate = 0.001"), "{recorded}");
     assert!(
-        recorded.contains("learning_rate_decay_steps = 40"),
+        recorded.contains("learning_rate_decay_steps = 40")
+            && recorded.contains("learning_rate_decay_start_step = 20"),
         "{recorded}"
     );
     let lines = training_log(&run);
@@ -473,13 +476,15 @@ fn local_runs_with_overrides_and_records_them() {
         .iter()
         .map(|l| l["learner_step"].as_u64().unwrap())
         .collect();
-    assert_eq!(steps, [20, 40, 60]);
-    // 1e-3 · 0.01^(step / 40): a tenth half-way, then a hundredth, held.
+    assert_eq!(steps, [20, 40, 60, 80]);
+    // 1e-3 until step 20, then 1e-3 · 0.01^((step − 20) / 40): a tenth
+    // half-way, then a hundredth, held.
     let rates: Vec<f64> = lines
         .iter()
         .map(|l| l["learning_rate"].as_f64().unwrap())
         .collect();
-    for (rate, expected) in rates.iter().zip([1e-4, 1e-5, 1e-5]) {
+    assert_eq!(rates.len(), 4, "{rates:?}");
+    for (rate, expected) in rates.iter().zip([1e-3, 1e-4, 1e-5, 1e-5]) {
         assert!((rate - expected).abs() < 1e-12, "{rates:?}");
     }
 }
