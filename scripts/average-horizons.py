@@ -14,8 +14,9 @@ RULE, weighted by own reach, exactly as `evaluator/src/policy_average.rs`
 does: a policy Δ steps after the previous one gets weight
 1 - exp(-Δ / h(s)), s the steps averaged so far (from the first
 checkpoint in the directory). A RULE is `H` for h(s) = min(H, s/2) (the
-run's own rule, `evaluation.average_horizon_steps = H`) or `half` for
-h(s) = s/2. Default rules: 20000 50000 100000 half.
+run's own rule, `evaluation.average_horizon_steps = H`), `H/Q` for
+h(s) = min(H, s/Q) (a young average reaching back less far), or `half`
+for h(s) = s/2. Default rules: 20000 50000 100000 half.
 
 Every EVERY_STEPS steps each average's NashConv is computed with
 `rnad-evaluator eval`. Prints one CSV line per evaluation: step, then the
@@ -109,8 +110,10 @@ class Average:
         self.probs = {}
 
     def horizon(self, seen):
-        half = max(seen / 2.0, 1.0)
-        return half if self.rule == "half" else min(float(self.rule), half)
+        if self.rule == "half":
+            return max(seen / 2.0, 1.0)
+        cap, _, divisor = self.rule.partition("/")
+        return min(float(cap), max(seen / float(divisor or 2), 1.0))
 
     def add(self, step, policy, reach):
         if self.step is None:
