@@ -8,10 +8,11 @@
 //! (docs/results/leduc-quality/), so it is off by default and kept as a
 //! knob.
 //!
-//! A decay that starts late is the other use: the full rate brings the
-//! played average to its level soonest, and the rate then falls so that
-//! the target's batch-to-batch noise, which the average's remaining
-//! NashConv is made of, shrinks.
+//! A decay can also start late, so that a run first gets to its level at
+//! the full rate. On the default Leduc run a late cut (to a third, once the
+//! played average had levelled out) did not lower that level either; the
+//! start step is there for settings such as seed 000's, whose drift
+//! begins only after about 300k steps.
 //!
 //! `lr(t) = lr₀ · f^clamp((t − S)/T, 0, 1)` with `f` =
 //! `rnad.learning_rate_final_fraction`, `T` = `rnad.learning_rate_decay_steps`
