@@ -9,10 +9,11 @@
 //! knob.
 //!
 //! A decay can also start late, so that a run first gets to its level at
-//! the full rate. On the default Leduc run a late cut (to a third, once the
-//! played average had levelled out) did not lower that level either; the
-//! start step is there for settings such as seed 000's, whose drift
-//! begins only after about 300k steps.
+//! the full rate. On the default Leduc run neither a late cut (to a third,
+//! once the played average had levelled out) nor a decay from 600k steps
+//! lowered the average: the decay calmed the target, and the average of a
+//! calmer target gained less. The start step is there for settings such as
+//! seed 000's, where a decay from 300k left a third of the late drift.
 //!
 //! `lr(t) = lr₀ · f^clamp((t − S)/T, 0, 1)` with `f` =
 //! `rnad.learning_rate_final_fraction`, `T` = `rnad.learning_rate_decay_steps`
