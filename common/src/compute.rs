@@ -1,4 +1,5 @@
-//! How many threads a CPU matrix product may use.
+//! How the binaries use the CPU: how many threads a matrix product may use,
+//! and which heap allocator they all share (at the end).
 //!
 //! candle splits each CPU matrix product over rayon's pool, sized by
 //! `RAYON_NUM_THREADS` (default: every core). For this project's networks
