@@ -137,15 +137,20 @@ class Average:
         return out
 
 
+def list_checkpoints(directory):
+    """The run's checkpoint files as (step, path), by step."""
+    return sorted(
+        (int(m.group(1)), os.path.join(directory, name))
+        for name in os.listdir(directory)
+        if (m := re.match(r"checkpoint-(\d+)\.safetensors$", name)))
+
+
 def main():
     directory, every, beta = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
     rules = sys.argv[4:] or ["20000", "50000", "100000", "half"]
     game_name = "leduc_poker"
     parents = own_parents(pyspiel.load_game(game_name))
-    checkpoints = sorted(
-        (int(m.group(1)), os.path.join(directory, name))
-        for name in os.listdir(directory)
-        if (m := re.match(r"checkpoint-(\d+)\.safetensors$", name)))
+    checkpoints = list_checkpoints(directory)
     averages = [Average(rule) for rule in rules]
     print("step," + ",".join(f"h={rule}" for rule in rules), flush=True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -75,10 +75,13 @@ def distance(tensors, a, b):
     return total ** 0.5
 
 
-def target_policy(helpers, path):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "target.json")
-        return helpers.export_target(path, out)
+def target_policy(helpers, path, exported):
+    """The checkpoint's target policy, exported once: a checkpoint is
+    both a row's own and, 1k / 10k / 50k steps earlier, a later one."""
+    if path not in exported:
+        with tempfile.TemporaryDirectory() as tmp:
+            exported[path] = helpers.export_target(path, os.path.join(tmp, "target.json"))
+    return exported[path]
 
 
 def moved(helpers, parents, before, after):
@@ -97,10 +100,7 @@ def main():
     if every <= 0:
         sys.exit(f"EVERY_STEPS must be a positive number of steps, not {every}")
     helpers = load_average_horizons()
-    steps = {}
-    for name in os.listdir(directory):
-        if name.startswith("checkpoint-") and name.endswith(".safetensors"):
-            steps[int(name[len("checkpoint-"):-len(".safetensors")])] = os.path.join(directory, name)
+    steps = dict(helpers.list_checkpoints(directory))
     if not steps:
         sys.exit(f"{directory}: no checkpoint-*.safetensors")
     first = read_tensors(steps[min(steps)])
@@ -108,16 +108,18 @@ def main():
         sys.exit(f"{directory}: only Leduc checkpoints (30 input features) are supported")
     game = pyspiel.load_game("leduc_poker")
     parents = helpers.own_parents(game)
+    exported = {}
     print(",".join(["step"] + [f"norm_{layer}" for layer in LAYERS]
                    + ["online_to_target", "reg_to_target"] + [f"moved_{m // 1000}k" for m in MOVES]))
     for step in sorted(s for s in steps if s % every == 0):
         tensors = read_tensors(steps[step])
         row = [str(step)] + ["%.3f" % np.linalg.norm(tensors["target." + layer]) for layer in LAYERS]
         row += ["%.4f" % distance(tensors, "online", "target"), "%.4f" % distance(tensors, "reg", "target")]
-        policy = target_policy(helpers, steps[step])
+        policy = target_policy(helpers, steps[step], exported)
         for move in MOVES:
             later = steps.get(step + move)
-            row.append("" if later is None else "%.4f" % moved(helpers, parents, policy, target_policy(helpers, later)))
+            row.append("" if later is None else
+                       "%.4f" % moved(helpers, parents, policy, target_policy(helpers, later, exported)))
         print(",".join(row), flush=True)
 
 
