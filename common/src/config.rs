@@ -165,6 +165,16 @@ pub struct NetworkConfig {
 pub struct RnadConfig {
     /// Trajectories per learner step (B).
     pub batch_size: usize,
+    /// The learner step from which each step takes `late_batch_size`
+    /// trajectories instead of `batch_size` (0, and in older files: never).
+    /// A batch of one trajectory stops seed 000's target from improving
+    /// after about 300k steps; sixteen from then on let it improve again
+    /// (docs/results/seed000-leduc/).
+    #[serde(default)]
+    pub late_batch_start_step: u64,
+    /// Trajectories per learner step from `late_batch_start_step` on.
+    #[serde(default)]
+    pub late_batch_size: usize,
     /// Former knob for the longest trajectory, now the game's own maximum
     /// length. Accepted in old files when it is not shorter than that, and
     /// never written back.
@@ -286,6 +296,18 @@ impl std::str::FromStr for EvaluationMode {
     }
 }
 
+impl RnadConfig {
+    /// Trajectories the learner's next step takes once `steps_done` steps
+    /// are done.
+    pub fn batch_size_after(&self, steps_done: u64) -> usize {
+        if self.late_batch_size > 0 && steps_done >= self.late_batch_start_step {
+            self.late_batch_size
+        } else {
+            self.batch_size
+        }
+    }
+}
+
 /// `rnad.learning_rate_final_fraction` when a file does not set it: no decay.
 fn no_decay() -> f64 {
     1.0
@@ -388,6 +410,18 @@ impl Config {
             format!("widths must be 1..=65536, got {:?}", self.network.hidden),
         )?;
         positive(r.batch_size as f64, "rnad.batch_size")?;
+        check(
+            (r.late_batch_start_step > 0) == (r.late_batch_size > 0),
+            if r.late_batch_size > 0 {
+                "rnad.late_batch_start_step"
+            } else {
+                "rnad.late_batch_size"
+            },
+            format!(
+                "rnad.late_batch_start_step ({}) and rnad.late_batch_size ({}) go together: set both above 0, or neither",
+                r.late_batch_start_step, r.late_batch_size
+            ),
+        )?;
         check(
             r.trajectory_max.is_none_or(|t| t >= max_len),
             "rnad.trajectory_max",
@@ -677,6 +711,35 @@ mod tests {
             err.contains("rnad.learning_rate_decay_start_step") && err.contains("100000"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_late_batch_size_applies_from_its_step_and_needs_both_keys() {
+        let constant = Config::from_toml(KUHN, "test.toml").unwrap();
+        assert_eq!(constant.rnad.late_batch_start_step, 0);
+        assert_eq!(constant.rnad.batch_size_after(0), 128);
+        assert_eq!(constant.rnad.batch_size_after(u64::MAX), 128);
+        let late = KUHN.replacen(
+            "batch_size = 128",
+            "batch_size = 128\nlate_batch_start_step = 300\nlate_batch_size = 512",
+            1,
+        );
+        let late = Config::from_toml(&late, "test.toml").unwrap();
+        let sizes: Vec<usize> = [0, 299, 300, 301, 1_000_000]
+            .iter()
+            .map(|&done| late.rnad.batch_size_after(done))
+            .collect();
+        assert_eq!(sizes, [128, 128, 512, 512, 512]);
+        for (added, missing) in [
+            ("late_batch_start_step = 300", "rnad.late_batch_size"),
+            ("late_batch_size = 512", "rnad.late_batch_start_step"),
+        ] {
+            let err = error_for("batch_size = 128", &format!("batch_size = 128\n{added}"));
+            assert!(
+                err.contains(missing) && err.contains("go together"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

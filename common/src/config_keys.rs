@@ -31,6 +31,8 @@ pub const KEYS: &[KeyDoc] = &[
     doc("run_dir", "where config.toml, history.jsonl, training.jsonl and checkpoints/ go", "a directory path"),
     doc("network.hidden", "widths of the hidden ReLU layers of the policy-value network", "one or more widths, each 1..=65536"),
     doc("rnad.batch_size", "trajectories per learner step", "positive integer"),
+    doc("rnad.late_batch_start_step", "learner step from which each step takes late_batch_size trajectories instead of batch_size, to cut the noise of small batches once a run has reached its level", "0 (never) or more; above 0 needs late_batch_size"),
+    doc("rnad.late_batch_size", "trajectories per learner step from late_batch_start_step on", "0 (batch_size throughout) or more; above 0 needs late_batch_start_step"),
     doc("rnad.learning_rate", "Adam's learning rate", "positive"),
     doc("rnad.learning_rate_decay_steps", "steps over which the learning rate decays geometrically to learning_rate_final_fraction times itself, then holds; counted from learning_rate_decay_start_step (step 0 unless set), also when a resumed run adds a decay", "0 (constant rate) or more"),
     doc("rnad.learning_rate_decay_start_step", "learner step at which the decay begins; the rate is learning_rate until then, so a run can first reach its level at the full rate and then calm down", "0 (decay from the start) or more; above 0 needs learning_rate_final_fraction < 1"),

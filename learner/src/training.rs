@@ -224,14 +224,15 @@ impl Trainer<'_> {
         by_steps || by_time
     }
 
-    /// The next batch, or `None` when a stop was requested while waiting.
+    /// The next batch, once `step` steps are done, or `None` when a stop
+    /// was requested while waiting.
     fn next_batch(
         &mut self,
         step: u64,
         stop: &AtomicBool,
         log: &mut TrainingLog,
     ) -> Result<Option<Vec<Trajectory>>, LearnerError> {
-        let size = self.config.rnad.batch_size;
+        let size = self.config.rnad.batch_size_after(step);
         match &mut self.source {
             Source::Lockstep(play) => {
                 let online = self.hub.latest().online.clone();

@@ -147,6 +147,70 @@ fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
     assert!(a.state.rolls >= 5, "the schedule rolled during the run");
 }
 
+/// The late batch size takes over at its step, and a run with it is
+/// bit-identical to one stopped there and resumed with the larger
+/// `batch_size` (how its remedy was first measured).
+#[test]
+fn a_late_batch_size_applies_from_its_step_like_a_resumption_with_that_batch() {
+    let scheduled = scratch("late_batch_scheduled");
+    let resumed = scratch("late_batch_resumed");
+    let mut config = kuhn_config(&scheduled);
+    config.rnad.batch_size = 2;
+    config.evaluation.interval_steps = 10;
+    config.rnad.late_batch_start_step = 20;
+    config.rnad.late_batch_size = 16;
+    run(&config, 40).unwrap();
+    // Every Kuhn game has 2 or 3 decisions: 10 steps of 2 games consume
+    // 40 to 60, 10 steps of 16 games 320 to 480.
+    let samples: Vec<u64> = history(&scheduled).iter().map(|e| e.samples).collect();
+    assert_eq!(samples.len(), 5, "evaluations at 0, 10, 20, 30, 40");
+    let per_ten: Vec<u64> = samples.windows(2).map(|w| w[1] - w[0]).collect();
+    for (i, consumed) in per_ten.iter().enumerate() {
+        let games = if i < 2 { 20 } else { 160 };
+        assert!(
+            (2 * games..=3 * games).contains(consumed),
+            "steps {}-{}: {consumed} decisions for {games} games ({per_ten:?})",
+            10 * i,
+            10 * (i + 1)
+        );
+    }
+
+    let mut plain = kuhn_config(&resumed);
+    plain.rnad.batch_size = 2;
+    plain.evaluation.interval_steps = 10;
+    run(&plain, 20).unwrap();
+    plain.rnad.batch_size = 16;
+    let options = LocalOptions {
+        max_steps: Some(40),
+        progress: false,
+        open: OpenOptions {
+            accept_config_change: true,
+            ..OpenOptions::default()
+        },
+        metrics: None,
+    };
+    run_local(plain.clone(), options, Arc::new(AtomicBool::new(false))).unwrap();
+    let a = checkpoint::load(
+        &checkpoint::path_for(&scheduled.join("checkpoints"), 40),
+        &config,
+    )
+    .unwrap();
+    let b = checkpoint::load(
+        &checkpoint::path_for(&resumed.join("checkpoints"), 40),
+        &plain,
+    )
+    .unwrap();
+    let (x, y) = (
+        a.state.target.to_vec().unwrap(),
+        b.state.target.to_vec().unwrap(),
+    );
+    assert!(
+        x.iter().zip(&y).all(|(p, q)| p.to_bits() == q.to_bits()),
+        "the scheduled and the resumed run's targets differ"
+    );
+    assert_eq!(a.state.samples, b.state.samples);
+}
+
 #[test]
 fn with_no_readable_checkpoint_the_run_is_refused_and_nothing_moves() {
     let dir = scratch("bad_checkpoints");
