@@ -13,7 +13,7 @@ use rnad_common::policy::TabularPolicy;
 use rnad_common::public_tree::PublicTree;
 use rnad_common::run_dir::RunDir;
 use rnad_evaluator::exploitability::nash_conv;
-use rnad_learner::checkpoint;
+use rnad_learner::checkpoint::{self, Checkpoint};
 use rnad_learner::local::{run_local, LocalOptions};
 use rnad_learner::resume::OpenOptions;
 use rnad_learner::training::RunSummary;
@@ -119,16 +119,22 @@ fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
     let second = run(&config, 40).unwrap();
     assert_eq!(second.step, 40);
 
-    let a = checkpoint::load(
-        &checkpoint::path_for(&straight.join("checkpoints"), 40),
-        &config,
+    let (a, b) = (saved(&straight, 40, &config), saved(&resumed, 40, &config));
+    assert_same_state(&a, &b);
+    assert!(a.state.rolls >= 5, "the schedule rolled during the run");
+}
+
+/// The checkpoint the run in `dir` saved at `step`.
+fn saved(dir: &Path, step: u64, config: &Config) -> Checkpoint {
+    checkpoint::load(
+        &checkpoint::path_for(&dir.join("checkpoints"), step),
+        config,
     )
-    .unwrap();
-    let b = checkpoint::load(
-        &checkpoint::path_for(&resumed.join("checkpoints"), 40),
-        &config,
-    )
-    .unwrap();
+    .unwrap()
+}
+
+/// Two checkpoints hold the same learner state, bit for bit.
+fn assert_same_state(a: &Checkpoint, b: &Checkpoint) {
     for (x, y) in [
         (&a.state.online, &b.state.online),
         (&a.state.target, &b.state.target),
@@ -144,7 +150,6 @@ fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
     assert_eq!(a.state.rolls, b.state.rolls);
     assert_eq!(a.state.samples, b.state.samples);
     assert_eq!(a.meta.actor_rngs, b.meta.actor_rngs);
-    assert!(a.state.rolls >= 5, "the schedule rolled during the run");
 }
 
 /// The late batch size takes over at its step, and a run with it is
@@ -190,25 +195,10 @@ fn a_late_batch_size_applies_from_its_step_like_a_resumption_with_that_batch() {
         metrics: None,
     };
     run_local(plain.clone(), options, Arc::new(AtomicBool::new(false))).unwrap();
-    let a = checkpoint::load(
-        &checkpoint::path_for(&scheduled.join("checkpoints"), 40),
-        &config,
-    )
-    .unwrap();
-    let b = checkpoint::load(
-        &checkpoint::path_for(&resumed.join("checkpoints"), 40),
-        &plain,
-    )
-    .unwrap();
-    let (x, y) = (
-        a.state.target.to_vec().unwrap(),
-        b.state.target.to_vec().unwrap(),
+    assert_same_state(
+        &saved(&scheduled, 40, &config),
+        &saved(&resumed, 40, &plain),
     );
-    assert!(
-        x.iter().zip(&y).all(|(p, q)| p.to_bits() == q.to_bits()),
-        "the scheduled and the resumed run's targets differ"
-    );
-    assert_eq!(a.state.samples, b.state.samples);
 }
 
 #[test]
