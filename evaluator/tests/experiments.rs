@@ -96,6 +96,17 @@ fn runs_are_grouped_by_everything_but_the_seed() {
             &entries(&steps, &[3.0, 2.0, 1.0]),
         );
     }
+    // How many checkpoints a run kept, and how often it saved them, change
+    // nothing it computed: such a run is one more seed, not a variant.
+    let mut kept_more = config(&root, Averaging::Ema, 7);
+    kept_more.checkpoint.keep = 50;
+    kept_more.checkpoint.interval_steps = 25;
+    make_run(
+        &root,
+        "ema-7",
+        kept_more,
+        &entries(&steps, &[3.0, 2.0, 1.0]),
+    );
     let variants = group(load_runs(std::slice::from_ref(&root)).unwrap());
     let labels: Vec<(&str, Vec<u64>)> = variants
         .iter()
@@ -104,7 +115,7 @@ fn runs_are_grouped_by_everything_but_the_seed() {
     assert_eq!(
         labels,
         [
-            ("averaging=ema", vec![0, 1, 2]),
+            ("averaging=ema", vec![0, 1, 2, 7]),
             ("averaging=none", vec![0, 1])
         ]
     );

@@ -1,12 +1,21 @@
 //! Runs grouped into variants: runs whose configs agree on everything but
-//! the seed (and run directory) are seeds of one variant.
+//! the seed (and where and how often they saved their work) are seeds of
+//! one variant.
 
 use std::collections::BTreeMap;
 
 use super::runs::Run;
 
-/// Settings that never make a variant.
-const NOT_VARIANT: [&str; 2] = ["seed", "run_dir"];
+/// Settings that never make a variant: the seed, and where a run lives
+/// and how often it checkpoints or logs, which change nothing it computes
+/// (a run kept 50 checkpoints for a later analysis, its seeds kept 2).
+const NOT_VARIANT: [&str; 5] = [
+    "seed",
+    "run_dir",
+    "checkpoint.interval_steps",
+    "checkpoint.keep",
+    "training_log.interval_steps",
+];
 /// Always named in labels, so a figure says which averaging each line is.
 const ALWAYS_LABELLED: &str = "rnad.averaging";
 
