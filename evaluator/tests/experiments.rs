@@ -79,13 +79,13 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn runs_are_grouped_by_everything_but_the_seed() {
     let root = scratch("grouping");
-    let steps = [0, 10, 20];
+    let falling = entries(&[0, 10, 20], &[3.0, 2.0, 1.0]);
     for seed in [0, 1] {
         make_run(
             &root,
             &format!("none-{seed}"),
             config(&root, Averaging::None, seed),
-            &entries(&steps, &[3.0, 2.0, 1.0]),
+            &falling,
         );
     }
     for seed in [0, 1, 2] {
@@ -93,7 +93,7 @@ fn runs_are_grouped_by_everything_but_the_seed() {
             &root,
             &format!("ema-{seed}"),
             config(&root, Averaging::Ema, seed),
-            &entries(&steps, &[3.0, 2.0, 1.0]),
+            &falling,
         );
     }
     // How many checkpoints a run kept, and how often it saved them, change
@@ -101,12 +101,7 @@ fn runs_are_grouped_by_everything_but_the_seed() {
     let mut kept_more = config(&root, Averaging::Ema, 7);
     kept_more.checkpoint.keep = 50;
     kept_more.checkpoint.interval_steps = 25;
-    make_run(
-        &root,
-        "ema-7",
-        kept_more,
-        &entries(&steps, &[3.0, 2.0, 1.0]),
-    );
+    make_run(&root, "ema-7", kept_more, &falling);
     let variants = group(load_runs(std::slice::from_ref(&root)).unwrap());
     let labels: Vec<(&str, Vec<u64>)> = variants
         .iter()
@@ -123,12 +118,7 @@ fn runs_are_grouped_by_everything_but_the_seed() {
     // A second setting that differs joins the label, and splits the group.
     let mut faster = config(&root, Averaging::Ema, 3);
     faster.rnad.learning_rate = 0.01;
-    make_run(
-        &root,
-        "ema-fast",
-        faster,
-        &entries(&steps, &[3.0, 2.0, 1.0]),
-    );
+    make_run(&root, "ema-fast", faster, &falling);
     let variants = group(load_runs(&[root]).unwrap());
     let labels: Vec<&str> = variants.iter().map(|v| v.label.as_str()).collect();
     assert_eq!(
