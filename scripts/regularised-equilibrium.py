@@ -50,7 +50,6 @@ import sys
 
 import numpy as np
 import pyspiel
-from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
 
 from openspiel_policy import load_policy
@@ -69,7 +68,7 @@ class Tree:
     legal actions laid out one after another in a flat array (`offset`)."""
 
     def __init__(self, game):
-        self.keys, self.legal, self.owner, self.key_index = [], [], [], {}
+        self.keys, self.legal, self.key_index = [], [], {}
         kind, depth, player, infostate, utility = [], [], [], [], []
         edges = []  # (parent, child, who: 0, 1 or 2 for chance, chance p, infostate, action slot)
 
@@ -91,7 +90,6 @@ class Tree:
                 self.key_index[key] = len(self.keys)
                 self.keys.append(key)
                 self.legal.append(state.legal_actions())
-                self.owner.append(state.current_player())
             i = self.key_index[key]
             player[h], infostate[h] = state.current_player(), i
             for slot, a in enumerate(state.legal_actions()):
@@ -115,13 +113,14 @@ class Tree:
         self.by_depth = [np.nonzero(self.edge_child_depth == d)[0] for d in range(self.max_depth + 1)]
         self.decision_edges = np.nonzero(who < 2)[0]
 
-    def flat_of(self, rows):
-        """Per-information-state arrays as one flat array."""
-        return np.concatenate(rows)
-
-    def rows_of(self, flat):
-        """One flat array as per-information-state arrays."""
-        return np.split(flat, self.offset[1:])
+    def table(self, flat):
+        """A flat policy as a policy file's map from information-state
+        string to [[action, probability], ...]."""
+        rows = np.split(flat, self.offset[1:])
+        return {
+            key: [[a, float(p)] for a, p in zip(legal, row)]
+            for key, legal, row in zip(self.keys, self.legal, rows)
+        }
 
 
 def table_of(tree, policy):
@@ -131,7 +130,7 @@ def table_of(tree, policy):
     for key, legal in zip(tree.keys, tree.legal):
         row = policy.policy_for_key(key)
         rows.append(np.array([row[a] for a in legal], dtype=np.float64))
-    return tree.flat_of(rows)
+    return np.concatenate(rows)
 
 
 def segment_sum(tree, flat):
@@ -196,16 +195,6 @@ def solve(tree, log_reg, eta, lr, progress):
     return pi, iteration, change
 
 
-def as_policy(game, tree, pi):
-    policy = policy_lib.TabularPolicy(game)
-    for key, legal, probs in zip(tree.keys, tree.legal, tree.rows_of(pi)):
-        row = policy.policy_for_key(key)
-        row[:] = 0.0
-        for a, p in zip(legal, probs):
-            row[a] = p
-    return policy
-
-
 def distance(tree, reach, pi, other):
     """Self-play-reach-weighted mean total-variation distance between two
     flat policies."""
@@ -238,14 +227,16 @@ def main():
     reg_table = np.maximum(reg_table, FLOOR)
     reg_table /= segment_sum(tree, reg_table)[tree.flat_info]
     log_reg = np.log(reg_table)
+    reg_nash_conv = exploitability.nash_conv(game, reg_policy)
     compared = []
     for path in args.compare:
         with open(path) as f:
             policy = load_policy(game, json.load(f)["policy"])
-        compared.append((path, policy, table_of(tree, policy)))
+        compared.append((path, exploitability.nash_conv(game, policy), table_of(tree, policy)))
     for eta in args.eta:
         if not (eta > 0 and math.isfinite(eta)):
             sys.exit(f"eta must be positive, got {eta}")
+    for eta in args.eta:
         pi, iterations, change = solve(tree, log_reg, eta, args.lr, progress)
         _, reach = values(tree, pi, log_reg, eta)
         report = {
@@ -254,17 +245,17 @@ def main():
             "iterations": iterations,
             "converged": change < TOLERANCE,
             "largest_change": change,
-            "equilibrium_nash_conv": exploitability.nash_conv(game, as_policy(game, tree, pi)),
-            "reg_nash_conv": exploitability.nash_conv(game, reg_policy),
+            "equilibrium_nash_conv": exploitability.nash_conv(game, load_policy(game, tree.table(pi))),
+            "reg_nash_conv": reg_nash_conv,
             "equilibrium_distance_to_reg": distance(tree, reach, pi, reg_table),
             "compared": [
                 {
                     "policy": path,
-                    "nash_conv": exploitability.nash_conv(game, policy),
+                    "nash_conv": nash_conv,
                     "distance_to_equilibrium": distance(tree, reach, pi, table),
                     "distance_to_reg": distance(tree, reach, reg_table, table),
                 }
-                for path, policy, table in compared
+                for path, nash_conv, table in compared
             ],
         }
         print(json.dumps(report), flush=True)
