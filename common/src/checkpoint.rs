@@ -10,6 +10,13 @@
 //! `KIND.value.weight` `[1, h_{L-1}]`, `KIND.value.bias`, for KIND in
 //! `online` (θ), `target` (θ_target), `reg` (θ_reg), `reg_prev` (θ_reg') and
 //! `adam_nu` (Adam's second moments, shaped like θ).
+//!
+//! A run that keeps the `target_average` policy kind also stores its running
+//! sums, so that a resumed run goes on averaging where it stopped: the `f64`
+//! tensors `target_average.weighted_probs` `[slots]` and
+//! `target_average.weighted_reach` `[information states]`, with their
+//! counters under `target_average` in the metadata. Older checkpoints
+//! without them still load; their run's average starts afresh.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -70,7 +77,40 @@ pub struct CheckpointMeta {
     pub actor_rngs: Vec<(u64, u128)>,
     /// The run's full config (TOML).
     pub config: String,
+    /// The counters of the saved average of the target policy (absent where
+    /// the run keeps none, and in checkpoints older than it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_average: Option<AverageCounters>,
 }
+
+/// The counters of a saved average of the target policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AverageCounters {
+    /// Its horizon, in learner steps (`evaluation.average_horizon_steps`).
+    pub horizon_steps: u64,
+    /// The NeuRD threshold its held actions were dropped at.
+    pub beta: f64,
+    /// The learner step of the first policy averaged.
+    pub first_step: u64,
+    /// The learner step of the newest.
+    pub step: u64,
+}
+
+/// The running sums of the `target_average` policy kind, as a checkpoint
+/// stores them: per slot the weighted own reach times the probability, per
+/// information state the weighted own reach.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SavedAverage {
+    /// Settings and steps.
+    pub counters: AverageCounters,
+    /// Per slot of the game's public tree.
+    pub weighted_probs: Vec<f64>,
+    /// Per information state of the game's public tree.
+    pub weighted_reach: Vec<f64>,
+}
+
+const AVERAGE_PROBS: &str = "target_average.weighted_probs";
+const AVERAGE_REACH: &str = "target_average.weighted_reach";
 
 /// A checkpoint read from disk: its metadata and its named tensors.
 #[derive(Debug)]
@@ -129,6 +169,31 @@ impl CheckpointFile {
         })
     }
 
+    /// The saved average of the target policy, where the checkpoint has one.
+    pub fn saved_average(&self) -> Result<Option<SavedAverage>, CheckpointError> {
+        let Some(counters) = &self.meta.target_average else {
+            return Ok(None);
+        };
+        let vector = |name: &str| {
+            self.tensors
+                .get(name)
+                .ok_or_else(|| format!("the metadata has a target_average but no tensor {name}"))
+                .and_then(|t| {
+                    t.to_vec1::<f64>()
+                        .map_err(|e| format!("tensor {name}: {e}"))
+                })
+                .map_err(|message| CheckpointError::Unreadable {
+                    path: self.path.clone(),
+                    message,
+                })
+        };
+        Ok(Some(SavedAverage {
+            counters: counters.clone(),
+            weighted_probs: vector(AVERAGE_PROBS)?,
+            weighted_reach: vector(AVERAGE_REACH)?,
+        }))
+    }
+
     /// The parameter set stored under `kind` (`online`, `target`, `reg`,
     /// `reg_prev`, `adam_nu`), checked against `shape`.
     pub fn params(&self, shape: &NetShape, kind: &str) -> Result<ParamSet, CheckpointError> {
@@ -141,19 +206,21 @@ impl CheckpointFile {
     }
 }
 
-/// Writes a checkpoint of `sets` (kind, parameters) and `meta` to `path`,
-/// atomically.
+/// Writes a checkpoint of `sets` (kind, parameters), the sums of the saved
+/// `average` and `meta` to `path`, atomically. `meta.target_average` must
+/// be the average's counters.
 pub fn write(
     path: &Path,
     shape: &NetShape,
     sets: &[(&str, &ParamSet)],
+    average: Option<&SavedAverage>,
     meta: &CheckpointMeta,
 ) -> Result<(), CheckpointError> {
     let io = |source| CheckpointError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut raw: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
+    let mut raw: Vec<(String, safetensors::Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
     for (kind, set) in sets {
         for (name, tensor) in set.named(shape, &format!("{kind}.")) {
             let values = tensor
@@ -161,18 +228,37 @@ pub fn write(
                 .and_then(|t| t.to_vec1::<f32>())
                 .map_err(|e| io(std::io::Error::other(e.to_string())))?;
             let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            raw.push((name, tensor.dims().to_vec(), bytes));
+            raw.push((name, safetensors::Dtype::F32, tensor.dims().to_vec(), bytes));
+        }
+    }
+    if let Some(average) = average {
+        for (name, values) in [
+            (AVERAGE_PROBS, &average.weighted_probs),
+            (AVERAGE_REACH, &average.weighted_reach),
+        ] {
+            let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            raw.push((
+                name.to_string(),
+                safetensors::Dtype::F64,
+                vec![values.len()],
+                bytes,
+            ));
         }
     }
     raw.sort_by(|a, b| a.0.cmp(&b.0));
     let views: Vec<(String, safetensors::tensor::TensorView)> = raw
         .iter()
-        .map(|(name, dims, bytes)| {
-            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, dims.clone(), bytes)
+        .map(|(name, dtype, dims, bytes)| {
+            safetensors::tensor::TensorView::new(*dtype, dims.clone(), bytes)
                 .map(|v| (name.clone(), v))
                 .map_err(|e| io(std::io::Error::other(e.to_string())))
         })
         .collect::<Result<_, _>>()?;
+    debug_assert_eq!(
+        meta.target_average.as_ref(),
+        average.map(|a| &a.counters),
+        "the metadata's counters are the average's"
+    );
     let metadata = HashMap::from([(
         "rnad".to_string(),
         serde_json::to_string(meta).expect("metadata serialises"),

@@ -26,10 +26,14 @@
 //! whole horizon: early in a run that first policy is far from
 //! equilibrium, and an average started afresh late in a run (the evaluator
 //! restarted) would otherwise be that one policy for most of a horizon.
-//! It lives in the evaluator and starts afresh when the evaluator does, or
-//! when the learner goes back to an earlier step (resumed from an older
-//! checkpoint).
+//! It lives in the evaluator. The local run stores its sums in every
+//! checkpoint, so a resumed run goes on from its checkpoint's average (a
+//! restart does not cost the played policy its history); `watch` keeps it
+//! across reconnects but starts afresh when it is itself restarted. It also
+//! starts afresh when the learner goes back to a step before its newest
+//! policy.
 
+use rnad_common::checkpoint::{AverageCounters, SavedAverage};
 use rnad_common::game::GameSpec;
 use rnad_common::policy::TabularPolicy;
 use rnad_common::public_tree::{NodeKind, PublicTree};
@@ -84,6 +88,53 @@ impl PolicyAverage {
     /// The horizon, in learner steps.
     pub fn horizon_steps(&self) -> u64 {
         self.horizon_steps
+    }
+
+    /// Its sums, for a checkpoint (none before the first evaluation).
+    pub fn saved(&self) -> Option<SavedAverage> {
+        self.state.as_ref().map(|sums| SavedAverage {
+            counters: AverageCounters {
+                horizon_steps: self.horizon_steps,
+                beta: self.beta,
+                first_step: sums.first_step,
+                step: sums.step,
+            },
+            weighted_probs: sums.weighted_probs.clone(),
+            weighted_reach: sums.weighted_reach.clone(),
+        })
+    }
+
+    /// Goes on from `saved`, the sums a checkpoint of this run stored.
+    /// Refused, leaving this average as it is, when they were kept with
+    /// another horizon or threshold (the config changed on resumption: the
+    /// average then means something else) or do not fit `tree`.
+    pub fn restore(&mut self, tree: &PublicTree, saved: SavedAverage) -> Result<(), String> {
+        let c = &saved.counters;
+        if c.horizon_steps != self.horizon_steps || c.beta != self.beta {
+            return Err(format!(
+                "it was kept with horizon {} and β {}, this run's config says {} and {}",
+                c.horizon_steps, c.beta, self.horizon_steps, self.beta
+            ));
+        }
+        if saved.weighted_probs.len() != tree.num_slots()
+            || saved.weighted_reach.len() != tree.num_info_slots()
+        {
+            return Err(format!(
+                "it has {} slots and {} information states, {} has {} and {}",
+                saved.weighted_probs.len(),
+                saved.weighted_reach.len(),
+                self.game,
+                tree.num_slots(),
+                tree.num_info_slots()
+            ));
+        }
+        self.state = Some(Sums {
+            first_step: c.first_step,
+            step: c.step,
+            weighted_probs: saved.weighted_probs,
+            weighted_reach: saved.weighted_reach,
+        });
+        Ok(())
     }
 
     /// The average so far (none before the first evaluation) and the
@@ -391,6 +442,36 @@ mod tests {
         let restarted = average.add(&tree, start / 2, &first);
         assert!((bet_at(&tree, &restarted, "0pb") - 0.5).abs() < 1e-12);
         assert!((bet_at(&tree, &restarted, "0") - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn saved_sums_go_on_only_with_the_same_settings_and_game() {
+        let tree = kuhn();
+        let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        average.add(&tree, 100, &betting(&tree, |_| 0.3));
+        average.add(&tree, 300, &betting(&tree, |_| 0.7));
+        let saved = average.saved().expect("two policies averaged");
+        assert_eq!((saved.counters.first_step, saved.counters.step), (100, 300));
+        // Restored, it goes on exactly as the average it was saved from.
+        let mut resumed = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        resumed.restore(&tree, saved.clone()).unwrap();
+        let next = betting(&tree, |s| if s == "0" { 0.1 } else { 0.5 });
+        assert_eq!(
+            average.add(&tree, 500, &next).probs(),
+            resumed.add(&tree, 500, &next).probs()
+        );
+        // Another horizon means another average: refused, nothing kept.
+        let mut other = PolicyAverage::new(kuhn_spec(), 2000, 10.0);
+        let why = other.restore(&tree, saved.clone()).unwrap_err();
+        assert!(why.contains("horizon 1000"), "{why}");
+        assert!(other.current(&tree).is_none());
+        // Sums of another game do not fit its tree.
+        let leduc: GameSpec = "leduc_poker".parse().unwrap();
+        let leduc_tree = PublicTree::build(leduc.load()).unwrap();
+        let mut other = PolicyAverage::new(leduc, 1000, 10.0);
+        let why = other.restore(&leduc_tree, saved).unwrap_err();
+        assert!(why.contains("24 slots"), "{why}");
+        assert!(other.current(&leduc_tree).is_none());
     }
 
     #[test]

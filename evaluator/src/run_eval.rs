@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::{Config, EvaluationMode};
 use rnad_common::history::{HeadToHead, HistoryEntry, PolicyKind};
 use rnad_common::net::NetShape;
@@ -102,6 +103,32 @@ impl RunEvaluator {
                 self.average = Some(previous);
             }
         }
+    }
+
+    /// Goes on from the average a checkpoint of this run stored; where that
+    /// average does not fit this run's settings, says why and starts afresh.
+    pub fn resume_average(&mut self, saved: SavedAverage) {
+        let tree = self.kinds.tree();
+        let Some(average) = &mut self.average else {
+            tracing::warn!("the checkpoint holds a target_average; this run keeps none");
+            return;
+        };
+        let step = saved.counters.step;
+        match average.restore(tree, saved) {
+            Ok(()) => tracing::info!(
+                "target_average goes on from the checkpoint's (newest policy: step {step})"
+            ),
+            Err(why) => {
+                tracing::warn!(
+                    "the checkpoint's target_average is not used ({why}); it starts afresh"
+                )
+            }
+        }
+    }
+
+    /// The average's sums, for a checkpoint.
+    pub fn saved_average(&self) -> Option<SavedAverage> {
+        self.average.as_ref().and_then(PolicyAverage::saved)
     }
 
     /// The average, for a later evaluator of the run to continue.

@@ -160,6 +160,13 @@ fn band_is_mean_min_and_max_over_seeds_on_the_common_range() {
     assert_eq!(reg.mean, [7.0, 5.5, 4.0, 3.0], "reg is target + 2 here");
     let wall = band(&runs, &Measure::NashConv(PolicyKind::Target), Axis::Wall);
     assert_eq!(wall.x, [0.0, 0.1, 0.2, 0.3], "wall time is step / 100 here");
+    let samples = band(&runs, &Measure::NashConv(PolicyKind::Target), Axis::Samples);
+    assert_eq!(
+        samples.x,
+        [0.0, 100.0, 200.0, 300.0],
+        "samples are step × 10 here"
+    );
+    assert_eq!(samples.mean, target.mean);
 }
 
 #[test]

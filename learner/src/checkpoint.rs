@@ -1,11 +1,14 @@
 //! The learner's checkpoints: its whole state (four parameter sets, Adam's
-//! moments, counters, lockstep generator positions, the config) in the file
+//! moments, counters, lockstep generator positions, the config), with the
+//! sums of the run's `target_average` policy where it keeps one, in the file
 //! format of [`rnad_common::checkpoint`], written atomically, the newest
 //! `keep` kept.
 
 use std::path::{Path, PathBuf};
 
-use rnad_common::checkpoint::{self as format, CheckpointError, CheckpointFile, CheckpointMeta};
+use rnad_common::checkpoint::{
+    self as format, CheckpointError, CheckpointFile, CheckpointMeta, SavedAverage,
+};
 use rnad_common::config::Config;
 use rnad_common::net::{NetShape, ParamSet};
 
@@ -22,6 +25,8 @@ pub struct Checkpoint {
     pub state: LearnerState,
     /// Counters and settings.
     pub meta: CheckpointMeta,
+    /// The run's average of the target policy when it was saved.
+    pub target_average: Option<SavedAverage>,
 }
 
 /// What a checkpoint records beyond the learner's state.
@@ -38,12 +43,14 @@ pub fn list(dir: &Path) -> Result<Vec<PathBuf>, LearnerError> {
     format::list(dir).map_err(|e| LearnerError::io(dir, e))
 }
 
-/// Writes a checkpoint atomically and deletes all but the newest `keep`.
+/// Writes a checkpoint (with the run's `average` of the target policy, where
+/// it keeps one) atomically and deletes all but the newest `keep`.
 pub fn save(
     dir: &Path,
     state: &LearnerState,
     config: &Config,
     clock: RunClock,
+    average: Option<&SavedAverage>,
     keep: usize,
 ) -> Result<PathBuf, LearnerError> {
     let shape = NetShape::for_config(config);
@@ -58,6 +65,7 @@ pub fn save(
         wall_seconds: clock.wall_seconds,
         actor_rngs: clock.actor_rngs,
         config: config.to_toml(),
+        target_average: average.map(|a| a.counters.clone()),
     };
     let nu = ParamSet::from_tensors(state.adam.nu.clone());
     let sets = [
@@ -68,7 +76,7 @@ pub fn save(
         ("adam_nu", &nu),
     ];
     let path = path_for(dir, state.step);
-    format::write(&path, &shape, &sets, &meta).map_err(checkpoint_error)?;
+    format::write(&path, &shape, &sets, average, &meta).map_err(checkpoint_error)?;
     let files = list(dir)?;
     for old in files.iter().take(files.len().saturating_sub(keep)) {
         std::fs::remove_file(old).map_err(|e| LearnerError::io(old, e))?;
@@ -117,6 +125,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
     };
     Ok(Checkpoint {
         state,
+        target_average: file.saved_average().map_err(checkpoint_error)?,
         meta: file.meta,
     })
 }

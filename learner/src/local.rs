@@ -122,6 +122,7 @@ fn run_lockstep(
         hub: &hub,
         source: Source::lockstep(config, &resumed.actor_rngs),
         wall_offset: resumed.wall_offset,
+        target_average: resumed.target_average,
     };
     trainer.run(&mut learner, train, stop)
 }

@@ -20,6 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use candle_core::Device;
 use crossbeam_channel::Receiver;
+use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::{Config, SettingChange};
 use rnad_common::run_dir::RunDir;
 use rnad_common::trajectory::Trajectory;
@@ -59,6 +60,9 @@ pub struct Resumed {
     pub wall_offset: f64,
     /// Saved actor generator positions (lockstep runs).
     pub actor_rngs: Vec<(u64, u128)>,
+    /// The checkpoint's average of the target policy, for the run's
+    /// evaluator to go on from.
+    pub target_average: Option<SavedAverage>,
 }
 
 /// A run directory opened for training: the learner resumed (or fresh) and
@@ -201,6 +205,7 @@ fn resume(config: &Config, dir: &RunDir, device: &Device) -> Result<Resumed, Lea
             learner: Learner::new(config, device)?,
             wall_offset: 0.0,
             actor_rngs: Vec::new(),
+            target_average: None,
         });
     };
     tracing::info!(
@@ -212,6 +217,7 @@ fn resume(config: &Config, dir: &RunDir, device: &Device) -> Result<Resumed, Lea
         learner: Learner::from_state(config, loaded.state, device)?,
         wall_offset: loaded.meta.wall_seconds,
         actor_rngs: loaded.meta.actor_rngs,
+        target_average: loaded.target_average,
     })
 }
 

@@ -92,6 +92,7 @@ pub fn run_serve(
         hub: &hub,
         source: Source::Queue(queue),
         wall_offset: resumed.wall_offset,
+        target_average: resumed.target_average,
     };
     let result = trainer.run(&mut learner, &options.train, &stop);
     trained();

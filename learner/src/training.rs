@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
+use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::Config;
 use rnad_common::history::HistoryEntry;
 use rnad_common::logging::{self, LogFormat};
@@ -103,6 +104,9 @@ pub struct Trainer<'a> {
     pub source: Source,
     /// Training wall time before this process.
     pub wall_offset: f64,
+    /// The checkpoint's average of the target policy, which the run's
+    /// evaluator goes on from (taken when training starts).
+    pub target_average: Option<SavedAverage>,
 }
 
 impl Trainer<'_> {
@@ -115,7 +119,10 @@ impl Trainer<'_> {
     ) -> Result<RunSummary, LearnerError> {
         // Only runs that evaluate need the public tree.
         let mut evaluator = if options.evaluate {
-            let run_evaluator = RunEvaluator::new(self.config, learner.shape().clone(), None)?;
+            let mut run_evaluator = RunEvaluator::new(self.config, learner.shape().clone(), None)?;
+            if let Some(saved) = self.target_average.take() {
+                run_evaluator.resume_average(saved);
+            }
             let metrics = EvaluatorMetrics::in_registry(self.hub.metrics.registry.clone());
             Some((run_evaluator, metrics))
         } else {
@@ -160,7 +167,8 @@ impl Trainer<'_> {
             if step % self.config.checkpoint.interval_steps == 0 {
                 // A failed write (disk full, out of descriptors) costs one
                 // checkpoint, not the run: the next interval tries again.
-                if let Err(error) = self.save(learner, started) {
+                if let Err(error) = self.save(learner, evaluator.as_ref().map(|(e, _)| e), started)
+                {
                     self.write_failed("checkpoint", &error);
                 }
             }
@@ -175,7 +183,7 @@ impl Trainer<'_> {
         if let Some(evaluator) = evaluator.as_mut().filter(|_| last_eval.0 != step) {
             last = Some(self.evaluate(evaluator, learner, started)?);
         }
-        let checkpoint = self.save(learner, started)?;
+        let checkpoint = self.save(learner, evaluator.as_ref().map(|(e, _)| e), started)?;
         tracing::info!(
             "stopped at step {step}; checkpoint {}",
             checkpoint.display()
@@ -317,7 +325,15 @@ impl Trainer<'_> {
         tracing::error!(file, %error, "write failed; training goes on and retries at the next interval");
     }
 
-    fn save(&self, learner: &Learner, started: Instant) -> Result<PathBuf, LearnerError> {
+    /// Checkpoints the learner, with the evaluator's average of the target
+    /// policy where there is one.
+    fn save(
+        &self,
+        learner: &Learner,
+        evaluator: Option<&RunEvaluator>,
+        started: Instant,
+    ) -> Result<PathBuf, LearnerError> {
+        let average = evaluator.and_then(RunEvaluator::saved_average);
         checkpoint::save(
             &self.dir.checkpoints(),
             learner.state(),
@@ -326,6 +342,7 @@ impl Trainer<'_> {
                 wall_seconds: self.wall_seconds(started),
                 actor_rngs: self.source.rng_positions(),
             },
+            average.as_ref(),
             self.config.checkpoint.keep,
         )
     }

@@ -1,5 +1,6 @@
 //! The learner end to end, in-process: training on Kuhn reaches a NashConv
-//! bound, a stopped and resumed run is bit-identical to a straight one,
+//! bound, a stopped and resumed run is bit-identical to a straight one (its
+//! average of the target policy included),
 //! checkpoints of another experiment or none readable are refused and left
 //! in place.
 
@@ -86,8 +87,8 @@ fn training_on_kuhn_drives_the_target_and_its_average_below_a_tenth() {
         average <= 0.1,
         "average NashConv after 3000 steps: {last:?}"
     );
-    // No checkpoint holds the average: it leaves the run as a policy file
-    // that evaluates back to the last evaluation's value.
+    // The average leaves the run as a policy file that evaluates back to
+    // the last evaluation's value.
     let text = std::fs::read_to_string(dir.join("target_average.json")).unwrap();
     let file: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(file["kind"], "target_average");
@@ -111,6 +112,9 @@ fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
     let mut config = kuhn_config(&straight);
     config.rnad.entropy_schedule_size = vec![7];
     config.rnad.entropy_schedule_repeats = vec![1];
+    // Evaluated at every step, with an average short enough to move.
+    config.evaluation.interval_steps = 1;
+    config.evaluation.average_horizon_steps = 10;
     run(&config, 40).unwrap();
 
     config.run_dir = resumed.clone();
@@ -122,6 +126,24 @@ fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
     let (a, b) = (saved(&straight, 40, &config), saved(&resumed, 40, &config));
     assert_same_state(&a, &b);
     assert!(a.state.rolls >= 5, "the schedule rolled during the run");
+    // The average of the target policy goes on from the checkpoint: every
+    // evaluation after the restart, the average's included, is the
+    // straight run's, and so are the sums the last checkpoint holds.
+    let average = a.target_average.as_ref().expect("the run keeps an average");
+    assert_eq!(
+        (average.counters.first_step, average.counters.step),
+        (0, 40)
+    );
+    assert_eq!(a.target_average, b.target_average);
+    let (straight, resumed) = (history(&straight), history(&resumed));
+    assert_eq!(straight.len(), 41, "steps 0 to 40");
+    for (x, y) in straight.iter().zip(&resumed) {
+        assert_eq!(
+            (x.learner_step, x.samples, &x.nash_conv),
+            (y.learner_step, y.samples, &y.nash_conv)
+        );
+    }
+    assert_eq!(straight.len(), resumed.len());
 }
 
 /// The checkpoint the run in `dir` saved at `step`.

@@ -28,7 +28,8 @@ pub struct PlotArgs {
     /// The figure: .png or .svg.
     #[arg(long)]
     pub out: PathBuf,
-    /// Horizontal axis: learner steps or training wall time.
+    /// Horizontal axis: learner steps, training wall time or decisions
+    /// consumed (to compare runs with different batch sizes on equal data).
     #[arg(long, value_enum, default_value_t = Axis::Steps)]
     pub x: Axis,
     /// Logarithmic vertical axis.

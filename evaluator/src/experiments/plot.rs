@@ -392,13 +392,16 @@ fn log_ticks(low: f64, high: f64) -> Vec<f64> {
     }
 }
 
-/// Axis numbers without float noise: 250000 → `250k`, 2.5 → `2.5`.
+/// Axis numbers without float noise: 250000 → `250k`, 2.5 → `2.5`,
+/// 2.4e9 decisions → `2.4G`.
 fn axis_label(value: f64) -> String {
     let magnitude = value.abs();
     // A linear axis crossing zero puts a tick at a rounding residue
     // (2.2e-17); log axes never go below 1e-6.
     if magnitude < 1e-12 {
         "0".to_string()
+    } else if magnitude >= 1e9 {
+        format!("{}G", round_label(value / 1e9))
     } else if magnitude >= 1e6 {
         format!("{}M", round_label(value / 1e6))
     } else if magnitude >= 1e3 {
@@ -453,6 +456,7 @@ mod tests {
     fn axis_labels_are_short() {
         assert_eq!(axis_label(250_000.0), "250k");
         assert_eq!(axis_label(1_500_000.0), "1.5M");
+        assert_eq!(axis_label(2_408_766_002.0), "2.41G");
         assert_eq!(axis_label(2.5), "2.5");
         assert_eq!(axis_label(0.0), "0");
         assert_eq!(axis_label(2.220446049250313e-17), "0");

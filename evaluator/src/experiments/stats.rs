@@ -1,7 +1,7 @@
 //! Statistics over the seeds of a variant: the mean curve with its min–max
 //! band, and the summary figures of a sweep.
 
-use rnad_common::history::PolicyKind;
+use rnad_common::history::{HistoryEntry, PolicyKind};
 
 use super::runs::Run;
 
@@ -12,16 +12,35 @@ pub enum Axis {
     Steps,
     /// Training wall time, seconds.
     Wall,
+    /// Decisions consumed: the axis on which runs with different batch
+    /// sizes have seen the same data.
+    Samples,
 }
 
 impl Axis {
-    /// A line's position on this axis: its `learner_step` or
-    /// `wall_seconds`.
-    fn of(self, learner_step: u64, wall_seconds: f64) -> f64 {
+    /// The field of `history.jsonl` and `training.jsonl` lines that this
+    /// axis reads.
+    fn field(self) -> &'static str {
         match self {
-            Axis::Steps => learner_step as f64,
-            Axis::Wall => wall_seconds,
+            Axis::Steps => "learner_step",
+            Axis::Wall => "wall_seconds",
+            Axis::Samples => "samples",
         }
+    }
+
+    /// An evaluation's position on this axis.
+    fn of_entry(self, entry: &HistoryEntry) -> f64 {
+        match self {
+            Axis::Steps => entry.learner_step as f64,
+            Axis::Wall => entry.wall_seconds,
+            Axis::Samples => entry.samples as f64,
+        }
+    }
+
+    /// A log line's position on this axis (none when the line lacks the
+    /// field).
+    fn of_line(self, line: &serde_json::Value) -> Option<f64> {
+        line.get(self.field())?.as_f64()
     }
 
     /// The axis title.
@@ -29,6 +48,7 @@ impl Axis {
         match self {
             Axis::Steps => "learner steps",
             Axis::Wall => "training wall time (s)",
+            Axis::Samples => "decisions consumed",
         }
     }
 }
@@ -68,10 +88,7 @@ impl Measure {
             Measure::NashConv(kind) => run
                 .history
                 .iter()
-                .filter_map(|e| {
-                    let x = axis.of(e.learner_step, e.wall_seconds);
-                    Some((x, kind.of(e.nash_conv.as_ref()?)?))
-                })
+                .filter_map(|e| Some((axis.of_entry(e), kind.of(e.nash_conv.as_ref()?)?)))
                 .collect(),
             Measure::Column(name) => {
                 let from_training = column(&run.training, name, axis);
@@ -99,9 +116,7 @@ fn column(lines: &[serde_json::Value], name: &str, axis: Axis) -> Vec<(f64, f64)
                 .split('.')
                 .try_fold(line, |v, part| v.get(part))?
                 .as_f64()?;
-            let step = line.get("learner_step")?.as_u64()?;
-            let wall = line.get("wall_seconds")?.as_f64()?;
-            Some((axis.of(step, wall), value))
+            Some((axis.of_line(line)?, value))
         })
         .collect()
 }
