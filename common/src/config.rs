@@ -493,6 +493,15 @@ impl Config {
         )?;
         positive(self.actors.games_per_actor as f64, "actors.games_per_actor")?;
         positive(self.actors.queue_capacity as f64, "actors.queue_capacity")?;
+        let largest_batch = r.batch_size.max(r.late_batch_size);
+        check(
+            self.actors.lockstep || self.actors.queue_capacity >= largest_batch,
+            "actors.queue_capacity",
+            format!(
+                "{} is smaller than a learner step's batch ({largest_batch} trajectories): the learner would wait for the actors at every step while they wait for room in the queue (a local Leduc run with a late batch of 2048 and a queue of 1024 left a third of its CPU idle); make it at least the batch, best twice it",
+                self.actors.queue_capacity
+            ),
+        )?;
         non_negative(
             self.evaluation.interval_seconds,
             "evaluation.interval_seconds",
@@ -740,6 +749,28 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn an_asynchronous_queue_must_hold_a_whole_batch() {
+        // Kuhn's config: batch 128, queue 1024.
+        let err = error_for("queue_capacity = 1024", "queue_capacity = 100");
+        assert!(
+            err.contains("actors.queue_capacity") && err.contains("(128 trajectories)"),
+            "{err}"
+        );
+        let late = "batch_size = 128\nlate_batch_start_step = 300\nlate_batch_size = 2048";
+        let err = error_for("batch_size = 128", late);
+        assert!(
+            err.contains("1024 is smaller") && err.contains("(2048 trajectories)"),
+            "{err}"
+        );
+        // Lockstep runs (one actor) do not use the queue.
+        let lockstep = KUHN
+            .replacen("batch_size = 128", late, 1)
+            .replacen("count = 2", "count = 1", 1)
+            .replacen("lockstep = false", "lockstep = true", 1);
+        Config::from_toml(&lockstep, "test.toml").unwrap();
     }
 
     #[test]

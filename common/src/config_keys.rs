@@ -50,7 +50,7 @@ pub const KEYS: &[KeyDoc] = &[
     doc("rnad.adam_eps", "Adam's epsilon", "positive"),
     doc("actors.count", "actor threads (local) or expected actor processes", "positive; exactly 1 with lockstep"),
     doc("actors.games_per_actor", "games each actor plays at once, advanced by one batched forward pass", "positive integer"),
-    doc("actors.queue_capacity", "trajectories the learner's queue holds; a full queue slows the actors down", "positive integer"),
+    doc("actors.queue_capacity", "trajectories the learner's queue holds; a full queue slows the actors down", "at least the largest batch (rnad.batch_size, rnad.late_batch_size) unless lockstep; best twice it"),
     doc("actors.max_policy_lag", "trajectories played with parameters more than this many versions old are dropped", "0 or more"),
     doc("actors.lockstep", "learner and actor take turns, each step on the batch played with the current parameters: slower, bit-reproducible", "true or false"),
     doc("evaluation.interval_seconds", "seconds between evaluations during training", "0 (by steps only) or more"),
