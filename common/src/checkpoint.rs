@@ -4,7 +4,7 @@
 //! these files; the evaluator reads their policies (`eval --checkpoint`,
 //! `export`, `checkpoint:` players). The format lives here, beside both.
 //!
-//! Tensors (all `f32`), for a network of hidden layers `h_0 … h_{L-1}`:
+//! Parameter tensors (`f32`), for a network of hidden layers `h_0 … h_{L-1}`:
 //! `KIND.torso.I.weight` `[h_I, fan_in]` and `KIND.torso.I.bias` `[h_I]`,
 //! `KIND.policy.weight` `[actions, h_{L-1}]`, `KIND.policy.bias`,
 //! `KIND.value.weight` `[1, h_{L-1}]`, `KIND.value.bias`, for KIND in
@@ -206,9 +206,9 @@ impl CheckpointFile {
     }
 }
 
-/// Writes a checkpoint of `sets` (kind, parameters), the sums of the saved
-/// `average` and `meta` to `path`, atomically. `meta.target_average` must
-/// be the average's counters.
+/// Writes a checkpoint of `sets` (kind, parameters), the saved `average`
+/// and `meta` to `path`, atomically; the metadata's `target_average` is
+/// the average's counters, whatever `meta` says.
 pub fn write(
     path: &Path,
     shape: &NetShape,
@@ -254,14 +254,13 @@ pub fn write(
                 .map_err(|e| io(std::io::Error::other(e.to_string())))
         })
         .collect::<Result<_, _>>()?;
-    debug_assert_eq!(
-        meta.target_average.as_ref(),
-        average.map(|a| &a.counters),
-        "the metadata's counters are the average's"
-    );
+    let meta = CheckpointMeta {
+        target_average: average.map(|a| a.counters.clone()),
+        ..meta.clone()
+    };
     let metadata = HashMap::from([(
         "rnad".to_string(),
-        serde_json::to_string(meta).expect("metadata serialises"),
+        serde_json::to_string(&meta).expect("metadata serialises"),
     )]);
     let data = safetensors::serialize(views, Some(metadata))
         .map_err(|e| io(std::io::Error::other(e.to_string())))?;

@@ -392,6 +392,23 @@ impl Config {
             .collect()
     }
 
+    /// Checks what concerns training with this config rather than reading
+    /// it, so that a recorded config (a checkpoint's, an older run's) that
+    /// fails them still loads: an asynchronous run's queue must hold a whole
+    /// batch.
+    pub fn validate_for_training(&self) -> Result<(), ConfigError> {
+        let r = &self.rnad;
+        let largest_batch = r.batch_size.max(r.late_batch_size);
+        check(
+            self.actors.lockstep || self.actors.queue_capacity >= largest_batch,
+            "actors.queue_capacity",
+            format!(
+                "{} is smaller than a learner step's batch ({largest_batch} trajectories): the learner would wait for the actors at every step while they wait for room in the queue (a local Leduc run with a late batch of 2048 and a queue of 1024 left a third of its CPU idle); make it at least the batch, best twice it",
+                self.actors.queue_capacity
+            ),
+        )
+    }
+
     /// Checks every value's range.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let r = &self.rnad;
@@ -493,15 +510,6 @@ impl Config {
         )?;
         positive(self.actors.games_per_actor as f64, "actors.games_per_actor")?;
         positive(self.actors.queue_capacity as f64, "actors.queue_capacity")?;
-        let largest_batch = r.batch_size.max(r.late_batch_size);
-        check(
-            self.actors.lockstep || self.actors.queue_capacity >= largest_batch,
-            "actors.queue_capacity",
-            format!(
-                "{} is smaller than a learner step's batch ({largest_batch} trajectories): the learner would wait for the actors at every step while they wait for room in the queue (a local Leduc run with a late batch of 2048 and a queue of 1024 left a third of its CPU idle); make it at least the batch, best twice it",
-                self.actors.queue_capacity
-            ),
-        )?;
         non_negative(
             self.evaluation.interval_seconds,
             "evaluation.interval_seconds",
@@ -753,24 +761,40 @@ mod tests {
 
     #[test]
     fn an_asynchronous_queue_must_hold_a_whole_batch() {
-        // Kuhn's config: batch 128, queue 1024.
-        let err = error_for("queue_capacity = 1024", "queue_capacity = 100");
+        // Kuhn's config: batch 128, queue 1024. Such configs still load
+        // (a checkpoint may have recorded one); training refuses them.
+        let training_error = |text: &str| {
+            Config::from_toml(text, "test.toml")
+                .unwrap()
+                .validate_for_training()
+                .unwrap_err()
+                .to_string()
+        };
+        let err =
+            training_error(&KUHN.replacen("queue_capacity = 1024", "queue_capacity = 100", 1));
         assert!(
             err.contains("actors.queue_capacity") && err.contains("(128 trajectories)"),
             "{err}"
         );
         let late = "batch_size = 128\nlate_batch_start_step = 300\nlate_batch_size = 2048";
-        let err = error_for("batch_size = 128", late);
+        let err = training_error(&KUHN.replacen("batch_size = 128", late, 1));
         assert!(
             err.contains("1024 is smaller") && err.contains("(2048 trajectories)"),
             "{err}"
         );
+        Config::from_toml(KUHN, "test.toml")
+            .unwrap()
+            .validate_for_training()
+            .unwrap();
         // Lockstep runs (one actor) do not use the queue.
         let lockstep = KUHN
             .replacen("batch_size = 128", late, 1)
             .replacen("count = 2", "count = 1", 1)
             .replacen("lockstep = false", "lockstep = true", 1);
-        Config::from_toml(&lockstep, "test.toml").unwrap();
+        Config::from_toml(&lockstep, "test.toml")
+            .unwrap()
+            .validate_for_training()
+            .unwrap();
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub enum PolicyKind {
     /// A moving average of the target policy over the run's evaluations,
     /// with the actions NeuRD holds at its threshold dropped
     /// (`evaluation.average_horizon_steps`): the evaluator's, not a
-    /// parameter set's, so no checkpoint holds it.
+    /// parameter set's; a local run's checkpoints hold its running sums.
     TargetAverage,
 }
 

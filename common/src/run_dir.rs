@@ -45,7 +45,7 @@ impl RunDir {
     /// `target_average.json`: the `target_average` policy kind (the
     /// evaluator's moving average of the target policy) as a tabular policy
     /// file, rewritten at every evaluation of a run whose config keeps one.
-    /// No checkpoint holds it, so this is where it leaves the run.
+    /// This is where it leaves the run (checkpoints hold only its sums).
     pub fn target_average_policy(&self) -> PathBuf {
         self.root.join("target_average.json")
     }

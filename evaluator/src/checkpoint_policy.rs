@@ -1,6 +1,7 @@
 //! A learner checkpoint's policies as tabular policies over its game's
 //! public tree: what `eval --checkpoint`, `export` and checkpoint players in
-//! matches read.
+//! matches read. Besides its networks' policies, a checkpoint of a run that
+//! keeps an average of its target policy gives that average.
 
 use std::path::Path;
 
@@ -16,6 +17,7 @@ use crate::error::EvaluatorError;
 use crate::neural::{
     network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
 };
+use crate::policy_average::PolicyAverage;
 
 /// A checkpoint with the config it was trained under.
 #[derive(Debug)]
@@ -56,8 +58,9 @@ impl CheckpointPolicies {
     }
 
     /// The policy of `kind` at every information state of `tree` (the
-    /// checkpoint's game): one batched forward pass over `inputs`, and for
-    /// `target_postprocessed` the reference post-processing of θ_target.
+    /// checkpoint's game): one batched forward pass over `inputs`, for
+    /// `target_postprocessed` the reference post-processing of θ_target, and
+    /// for `target_average` the average whose running sums it holds.
     pub fn policy(
         &self,
         tree: &PublicTree,
@@ -70,14 +73,7 @@ impl CheckpointPolicies {
             PolicyKind::Online => "online",
             PolicyKind::Target | PolicyKind::TargetPostprocessed => "target",
             PolicyKind::Reg => "reg",
-            PolicyKind::TargetAverage => {
-                return Err(EvaluatorError::Usage(format!(
-                    "{}: no checkpoint holds {kind}, the evaluator's average of the target \
-                     policy over a run's evaluations; choose online, target, \
-                     target_postprocessed or reg",
-                    self.file.path.display()
-                )))
-            }
+            PolicyKind::TargetAverage => return self.target_average(tree),
         };
         let params = self.file.params(&shape, tensors)?;
         let policy = network_policy(tree, inputs, &shape, &params)
@@ -87,5 +83,31 @@ impl CheckpointPolicies {
         } else {
             policy
         })
+    }
+
+    /// The `target_average` policy as it was when the checkpoint was
+    /// written, from the running sums it holds.
+    fn target_average(&self, tree: &PublicTree) -> Result<TabularPolicy, EvaluatorError> {
+        let refuse =
+            |why: String| EvaluatorError::Usage(format!("{}: {why}", self.file.path.display()));
+        let saved = self.file.saved_average()?.ok_or_else(|| {
+            refuse(format!(
+                "the checkpoint holds no {}: its run kept none (evaluation.average_horizon_steps = 0), \
+                 or it was written before checkpoints kept it; the run writes the latest to \
+                 RUN_DIR/target_average.json",
+                PolicyKind::TargetAverage
+            ))
+        })?;
+        let counters = &saved.counters;
+        let mut average = PolicyAverage::new(
+            self.config.game.clone(),
+            counters.horizon_steps,
+            counters.beta,
+        );
+        average
+            .restore(tree, saved)
+            .map_err(|why| refuse(format!("its target_average is unusable: {why}")))?;
+        let (policy, _) = average.current(tree).expect("a restored average has sums");
+        Ok(policy)
     }
 }

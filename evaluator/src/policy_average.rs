@@ -107,7 +107,9 @@ impl PolicyAverage {
     /// Goes on from `saved`, the sums a checkpoint of this run stored.
     /// Refused, leaving this average as it is, when they were kept with
     /// another horizon or threshold (the config changed on resumption: the
-    /// average then means something else) or do not fit `tree`.
+    /// average then means something else), are not sums an average can
+    /// hold (negative, not finite, steps out of order) or do not fit
+    /// `tree`.
     pub fn restore(&mut self, tree: &PublicTree, saved: SavedAverage) -> Result<(), String> {
         let c = &saved.counters;
         if c.horizon_steps != self.horizon_steps || c.beta != self.beta {
@@ -115,6 +117,20 @@ impl PolicyAverage {
                 "it was kept with horizon {} and β {}, this run's config says {} and {}",
                 c.horizon_steps, c.beta, self.horizon_steps, self.beta
             ));
+        }
+        if c.first_step > c.step {
+            return Err(format!(
+                "its first policy (step {}) is newer than its newest (step {})",
+                c.first_step, c.step
+            ));
+        }
+        if let Some(bad) = saved
+            .weighted_probs
+            .iter()
+            .chain(&saved.weighted_reach)
+            .find(|v| !v.is_finite() || **v < 0.0)
+        {
+            return Err(format!("it holds a sum of {bad}"));
         }
         if saved.weighted_probs.len() != tree.num_slots()
             || saved.weighted_reach.len() != tree.num_info_slots()
@@ -465,6 +481,15 @@ mod tests {
         let why = other.restore(&tree, saved.clone()).unwrap_err();
         assert!(why.contains("horizon 1000"), "{why}");
         assert!(other.current(&tree).is_none());
+        // Damaged sums are refused.
+        let mut damaged = saved.clone();
+        damaged.weighted_reach[3] = f64::NAN;
+        let why = resumed.restore(&tree, damaged).unwrap_err();
+        assert!(why.contains("NaN"), "{why}");
+        let mut damaged = saved.clone();
+        damaged.counters.first_step = 400;
+        let why = resumed.restore(&tree, damaged).unwrap_err();
+        assert!(why.contains("step 400"), "{why}");
         // Sums of another game do not fit its tree.
         let leduc: GameSpec = "leduc_poker".parse().unwrap();
         let leduc_tree = PublicTree::build(leduc.load()).unwrap();

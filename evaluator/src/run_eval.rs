@@ -105,12 +105,17 @@ impl RunEvaluator {
         }
     }
 
-    /// Goes on from the average a checkpoint of this run stored; where that
-    /// average does not fit this run's settings, says why and starts afresh.
-    pub fn resume_average(&mut self, saved: SavedAverage) {
+    /// Goes on from the average the checkpoint of learner step `step` that
+    /// this run resumed from stored; where it holds none, or one that does
+    /// not fit this run's settings, says so and starts afresh.
+    pub fn resume_average(&mut self, saved: Option<SavedAverage>, step: u64) {
         let tree = self.kinds.tree();
-        let Some(average) = &mut self.average else {
-            tracing::warn!("the checkpoint holds a target_average; this run keeps none");
+        let (Some(average), Some(saved)) = (&mut self.average, saved) else {
+            if self.average.is_some() && step > 0 {
+                tracing::info!(
+                    "the checkpoint of step {step} holds no target_average (written before checkpoints kept it, or by a run that kept none): it starts afresh"
+                );
+            }
             return;
         };
         let step = saved.counters.step;

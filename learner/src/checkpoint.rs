@@ -65,7 +65,8 @@ pub fn save(
         wall_seconds: clock.wall_seconds,
         actor_rngs: clock.actor_rngs,
         config: config.to_toml(),
-        target_average: average.map(|a| a.counters.clone()),
+        // `format::write` records the average's counters.
+        target_average: None,
     };
     let nu = ParamSet::from_tensors(state.adam.nu.clone());
     let sets = [
@@ -123,9 +124,15 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
         reg_prev: set("reg_prev")?,
         adam,
     };
+    // The parameters are what a checkpoint is for: sums of the average that
+    // cannot be read cost the average, not the checkpoint.
+    let target_average = file.saved_average().unwrap_or_else(|error| {
+        tracing::warn!(%error, "target_average not restored; it starts afresh");
+        None
+    });
     Ok(Checkpoint {
         state,
-        target_average: file.saved_average().map_err(checkpoint_error)?,
+        target_average,
         meta: file.meta,
     })
 }

@@ -89,10 +89,11 @@ pub struct ConfigChangeRecord {
     pub changes: Vec<SettingChange>,
 }
 
-/// Validates the config, checks it against the run's recorded one, resumes
+/// Validates the config (also for training), checks it against the run's recorded one, resumes
 /// from the newest readable checkpoint and records the config.
 pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerError> {
     config.validate()?;
+    config.validate_for_training()?;
     let dir = RunDir::new(&config.run_dir);
     std::fs::create_dir_all(dir.root()).map_err(|e| LearnerError::io(dir.root(), e))?;
     let changes = changes_from_recorded(config, &dir)?;

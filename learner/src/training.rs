@@ -105,7 +105,8 @@ pub struct Trainer<'a> {
     /// Training wall time before this process.
     pub wall_offset: f64,
     /// The checkpoint's average of the target policy, which the run's
-    /// evaluator goes on from (taken when training starts).
+    /// evaluator goes on from (taken when training starts; a run without
+    /// an evaluator keeps it for its own checkpoints).
     pub target_average: Option<SavedAverage>,
 }
 
@@ -120,9 +121,7 @@ impl Trainer<'_> {
         // Only runs that evaluate need the public tree.
         let mut evaluator = if options.evaluate {
             let mut run_evaluator = RunEvaluator::new(self.config, learner.shape().clone(), None)?;
-            if let Some(saved) = self.target_average.take() {
-                run_evaluator.resume_average(saved);
-            }
+            run_evaluator.resume_average(self.target_average.take(), learner.state().step);
             let metrics = EvaluatorMetrics::in_registry(self.hub.metrics.registry.clone());
             Some((run_evaluator, metrics))
         } else {
@@ -326,14 +325,16 @@ impl Trainer<'_> {
     }
 
     /// Checkpoints the learner, with the evaluator's average of the target
-    /// policy where there is one.
+    /// policy; a run that does not evaluate (`serve`) passes on the average
+    /// it resumed with, whose newest policy is no newer than this step.
     fn save(
         &self,
         learner: &Learner,
         evaluator: Option<&RunEvaluator>,
         started: Instant,
     ) -> Result<PathBuf, LearnerError> {
-        let average = evaluator.and_then(RunEvaluator::saved_average);
+        let average =
+            evaluator.map_or_else(|| self.target_average.clone(), RunEvaluator::saved_average);
         checkpoint::save(
             &self.dir.checkpoints(),
             learner.state(),

@@ -9,11 +9,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use rnad_common::config::Config;
-use rnad_common::history::HistoryEntry;
+use rnad_common::history::{HistoryEntry, PolicyKind};
 use rnad_common::policy::TabularPolicy;
 use rnad_common::public_tree::PublicTree;
 use rnad_common::run_dir::RunDir;
+use rnad_evaluator::checkpoint_policy::CheckpointPolicies;
 use rnad_evaluator::exploitability::nash_conv;
+use rnad_evaluator::neural::NetworkInputs;
 use rnad_learner::checkpoint::{self, Checkpoint};
 use rnad_learner::local::{run_local, LocalOptions};
 use rnad_learner::resume::OpenOptions;
@@ -87,13 +89,25 @@ fn training_on_kuhn_drives_the_target_and_its_average_below_a_tenth() {
         average <= 0.1,
         "average NashConv after 3000 steps: {last:?}"
     );
-    // The average leaves the run as a policy file that evaluates back to
-    // the last evaluation's value.
+    // The last checkpoint holds the average's sums, and gives back the
+    // policy of the last evaluation.
+    let checkpoint = checkpoint::path_for(&dir.join("checkpoints"), 3000);
+    let tree = PublicTree::build(config.game.load()).unwrap();
+    let from_checkpoint = CheckpointPolicies::read(&checkpoint)
+        .unwrap()
+        .policy(&tree, &NetworkInputs::new(&tree), PolicyKind::TargetAverage)
+        .unwrap();
+    let evaluated = nash_conv(&tree, &from_checkpoint).nash_conv;
+    assert!(
+        (evaluated - average).abs() < 1e-12,
+        "checkpoint {evaluated}, history {average}"
+    );
+    // The average also leaves the run as a policy file that evaluates back
+    // to the last evaluation's value.
     let text = std::fs::read_to_string(dir.join("target_average.json")).unwrap();
     let file: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(file["kind"], "target_average");
     assert_eq!(file["step"], 3000);
-    let tree = PublicTree::build(config.game.load()).unwrap();
     let policy = TabularPolicy::from_json(&tree, &text).unwrap();
     let evaluated = nash_conv(&tree, &policy).nash_conv;
     assert!(
@@ -277,6 +291,20 @@ fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
         "{err}"
     );
     assert!(saved.exists());
+}
+
+#[test]
+fn an_asynchronous_run_whose_queue_cannot_hold_a_batch_is_refused() {
+    let dir = scratch("queue_too_small");
+    let mut config = kuhn_config(&dir);
+    config.actors.lockstep = false;
+    config.actors.queue_capacity = 64;
+    let err = run(&config, 10).unwrap_err().to_string();
+    assert!(
+        err.contains("actors.queue_capacity") && err.contains("(128 trajectories)"),
+        "{err}"
+    );
+    assert!(!dir.join("config.toml").exists(), "nothing recorded");
 }
 
 #[test]

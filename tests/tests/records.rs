@@ -195,8 +195,8 @@ fn eval_and_export_refuse_another_game_a_missing_source_and_the_average() {
     );
     refused(&finished, "--policy", "no source");
     // Export refuses a file that is no checkpoint, and the moving average
-    // of the target policy, which is the evaluator's, built over a run's
-    // evaluations: no checkpoint holds it. Neither leaves a file behind.
+    // of the target policy from the checkpoint of a run that keeps none.
+    // Neither leaves a file behind.
     let not_a_checkpoint = dir.join("kuhn.toml");
     let out = dir.join("x.json");
     for (source, kind, expected, context) in [
@@ -204,7 +204,7 @@ fn eval_and_export_refuse_another_game_a_missing_source_and_the_average() {
         (
             &checkpoint,
             "target_average",
-            "no checkpoint holds target_average",
+            "the checkpoint holds no target_average",
             "average-from-checkpoint",
         ),
     ] {

@@ -23,8 +23,9 @@ pub struct ExportArgs {
     pub checkpoint: PathBuf,
     /// Which policy: online (θ), target (θ_target), target_postprocessed
     /// (θ_target after the reference post-processing: what the learner's
-    /// policy plays) or reg (θ_reg). target_average is no checkpoint's: the
-    /// run writes it to RUN_DIR/target_average.json.
+    /// policy plays), reg (θ_reg) or target_average (the run's average of
+    /// the target policy when the checkpoint was written, where the run
+    /// keeps one).
     #[arg(long, default_value = "target_postprocessed", value_parser = parse_kind)]
     pub kind: PolicyKind,
     /// The policy file to write (JSON): `game`, `description`, `checkpoint`,
