@@ -89,8 +89,9 @@ pub struct ConfigChangeRecord {
     pub changes: Vec<SettingChange>,
 }
 
-/// Validates the config (also for training), checks it against the run's recorded one, resumes
-/// from the newest readable checkpoint and records the config.
+/// Validates the config (also for training), checks it against the run's
+/// recorded one, resumes from the newest readable checkpoint and records
+/// the config.
 pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerError> {
     config.validate()?;
     config.validate_for_training()?;
