@@ -216,6 +216,13 @@ pub struct RnadConfig {
     pub adam_b2: f64,
     /// Adam's epsilon.
     pub adam_eps: f64,
+    /// Decoupled weight decay λ: before each Adam update every parameter
+    /// is multiplied by `1 − lr·λ`. With b1 = 0 every weight moves by about
+    /// the rate at every step, so without it the weights random-walk and
+    /// their norms grow without bound; λ > 0 holds them near a stationary
+    /// size (older files lack the key: 0, no decay).
+    #[serde(default)]
+    pub weight_decay: f64,
 }
 
 /// Self-play actors.
@@ -499,6 +506,15 @@ impl Config {
             format!("must be in [0, 1), got {}", r.adam_b2),
         )?;
         positive(r.adam_eps, "rnad.adam_eps")?;
+        non_negative(r.weight_decay, "rnad.weight_decay")?;
+        check(
+            r.learning_rate * r.weight_decay < 1.0,
+            "rnad.weight_decay",
+            format!(
+                "{} times rnad.learning_rate ({}) must be below 1, or each step would flip or zero every weight",
+                r.weight_decay, r.learning_rate
+            ),
+        )?;
         positive(self.actors.count as f64, "actors.count")?;
         check(
             !self.actors.lockstep || self.actors.count == 1,
@@ -727,6 +743,33 @@ mod tests {
         assert!(
             err.contains("rnad.learning_rate_decay_start_step") && err.contains("100000"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn weight_decay_is_off_unless_given_and_must_keep_the_weights_positive() {
+        let constant = Config::from_toml(KUHN, "test.toml").unwrap();
+        assert_eq!(constant.rnad.weight_decay, 0.0);
+        let decaying = KUHN.replacen(
+            "learning_rate = 3e-4",
+            "learning_rate = 3e-4\nweight_decay = 0.01",
+            1,
+        );
+        let decaying = Config::from_toml(&decaying, "test.toml").unwrap();
+        assert_eq!(decaying.rnad.weight_decay, 0.01);
+        let negative = error_for(
+            "learning_rate = 3e-4",
+            "learning_rate = 3e-4\nweight_decay = -1",
+        );
+        assert!(negative.contains("rnad.weight_decay"), "{negative}");
+        // 3e-4 · 5000 = 1.5: a step would flip every weight's sign.
+        let flipping = error_for(
+            "learning_rate = 3e-4",
+            "learning_rate = 3e-4\nweight_decay = 5000",
+        );
+        assert!(
+            flipping.contains("rnad.weight_decay") && flipping.contains("below 1"),
+            "{flipping}"
         );
     }
 

@@ -48,6 +48,7 @@ pub const KEYS: &[KeyDoc] = &[
     doc("rnad.gamma_averaging", "gamma_2 of the ema and scheduled averaging", "(0, 1]"),
     doc("rnad.adam_b2", "Adam's second-moment decay (b1 is 0)", "[0, 1)"),
     doc("rnad.adam_eps", "Adam's epsilon", "positive"),
+    doc("rnad.weight_decay", "decoupled weight decay: each step multiplies every parameter by 1 - lr * weight_decay before Adam's update, so the weights do not random-walk to ever larger norms", "0 (none) or more; times learning_rate below 1"),
     doc("actors.count", "actor threads (local) or expected actor processes", "positive; exactly 1 with lockstep"),
     doc("actors.games_per_actor", "games each actor plays at once, advanced by one batched forward pass", "positive integer"),
     doc("actors.queue_capacity", "trajectories the learner's queue holds; a full queue slows the actors down", "at least the largest batch (rnad.batch_size, rnad.late_batch_size) unless lockstep; best twice it"),

@@ -1,6 +1,7 @@
 //! Adam as the reference configures it (b1 = 0, b2 = 0.999, eps = 1e-7),
 //! followed by scaling with −lr and clipping each update, with its moments
-//! held here so that checkpoints can save and restore them exactly.
+//! held here so that checkpoints can save and restore them exactly, and an
+//! optional decoupled weight decay (AdamW's, off in the reference).
 
 use candle_core::{Device, Result, Tensor};
 use rnad_common::net::ParamSet;
@@ -14,6 +15,9 @@ pub struct Adam {
     pub eps: f64,
     /// Each update is clipped to ±this.
     pub clip: f64,
+    /// Decoupled weight decay λ: parameters shrink by `lr·λ` of themselves
+    /// at each step (0: none).
+    pub weight_decay: f64,
     /// Second moments, one tensor per parameter tensor.
     pub nu: Vec<Tensor>,
     /// Updates applied so far.
@@ -22,7 +26,7 @@ pub struct Adam {
 
 impl Adam {
     /// Zero moments shaped like `params`.
-    pub fn new(params: &ParamSet, b2: f64, eps: f64, clip: f64) -> Result<Adam> {
+    pub fn new(params: &ParamSet, b2: f64, eps: f64, clip: f64, weight_decay: f64) -> Result<Adam> {
         let nu = params
             .tensors()
             .iter()
@@ -32,6 +36,7 @@ impl Adam {
             b2,
             eps,
             clip,
+            weight_decay,
             nu,
             count: 0,
         })
@@ -52,7 +57,9 @@ impl Adam {
     ///
     /// With b1 = 0 the first moment is the gradient itself:
     /// `ν ← b2·ν + (1 − b2)·g²`, `Δ = −lr · g / (√(ν / (1 − b2^t)) + eps)`,
-    /// clipped to ±clip.
+    /// clipped to ±clip, added to the parameters after they are scaled by
+    /// `1 − lr·λ` (the decay is not clipped, so it holds the weights'
+    /// size whatever the gradients).
     pub fn step(
         &mut self,
         params: &ParamSet,
@@ -61,12 +68,18 @@ impl Adam {
     ) -> Result<ParamSet> {
         self.count += 1;
         let correction = 1.0 - self.b2.powf(self.count as f64);
+        let kept = 1.0 - learning_rate * self.weight_decay;
         let mut updated = Vec::with_capacity(grads.len());
         for ((param, grad), nu) in params.tensors().iter().zip(grads).zip(self.nu.iter_mut()) {
             *nu = ((&*nu * self.b2)? + (grad.sqr()? * (1.0 - self.b2))?)?;
             let denom = ((&*nu / correction)?.sqrt()? + self.eps)?;
             let delta = ((grad / denom)? * -learning_rate)?.clamp(-self.clip, self.clip)?;
-            updated.push((param + delta)?);
+            let decayed = if self.weight_decay > 0.0 {
+                (param * kept)?
+            } else {
+                param.clone()
+            };
+            updated.push((decayed + delta)?);
         }
         Ok(ParamSet::from_tensors(updated))
     }
@@ -80,7 +93,7 @@ mod tests {
     fn first_step_moves_each_weight_by_lr_against_its_gradient_sign() {
         let params =
             ParamSet::from_tensors(vec![Tensor::new(&[1.0f32, 1.0, 1.0], &Device::Cpu).unwrap()]);
-        let mut adam = Adam::new(&params, 0.999, 1e-7, 1e4).unwrap();
+        let mut adam = Adam::new(&params, 0.999, 1e-7, 1e4, 0.0).unwrap();
         let grad = Tensor::new(&[2.0f32, -0.5, 0.0], &Device::Cpu).unwrap();
         let next = adam.step(&params, &[grad], 0.1).unwrap().to_vec().unwrap();
         // ν̂ = g² after bias correction, so Δ = −lr·g/(|g| + eps).
@@ -94,9 +107,37 @@ mod tests {
     fn updates_are_clipped() {
         let params =
             ParamSet::from_tensors(vec![Tensor::new(&[0.0f32, 0.0], &Device::Cpu).unwrap()]);
-        let mut adam = Adam::new(&params, 0.999, 1e-7, 0.25).unwrap();
+        let mut adam = Adam::new(&params, 0.999, 1e-7, 0.25, 0.0).unwrap();
         let grad = Tensor::new(&[1.0f32, -1.0], &Device::Cpu).unwrap();
         let next = adam.step(&params, &[grad], 10.0).unwrap().to_vec().unwrap();
         assert_eq!(next, vec![-0.25, 0.25]);
+    }
+
+    #[test]
+    fn weight_decay_shrinks_each_parameter_by_lr_times_lambda_before_the_update() {
+        let params = ParamSet::from_tensors(vec![
+            Tensor::new(&[2.0f32, -4.0, 1.0], &Device::Cpu).unwrap()
+        ]);
+        let mut adam = Adam::new(&params, 0.999, 1e-7, 1e4, 0.5).unwrap();
+        let grad = Tensor::new(&[1.0f32, 0.0, -3.0], &Device::Cpu).unwrap();
+        let next = adam.step(&params, &[grad], 0.1).unwrap().to_vec().unwrap();
+        // Kept fraction 1 − 0.1·0.5 = 0.95, then the first step's −lr·sign(g).
+        let expected = [2.0 * 0.95 - 0.1, -4.0 * 0.95, 0.95 + 0.1];
+        for (got, want) in next.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-6, "{next:?} against {expected:?}");
+        }
+    }
+
+    #[test]
+    fn with_zero_gradients_weight_decay_alone_shrinks_geometrically() {
+        let mut params =
+            ParamSet::from_tensors(vec![Tensor::new(&[8.0f32], &Device::Cpu).unwrap()]);
+        let mut adam = Adam::new(&params, 0.999, 1e-7, 1e4, 0.25).unwrap();
+        let zero = Tensor::new(&[0.0f32], &Device::Cpu).unwrap();
+        for _ in 0..3 {
+            params = adam.step(&params, &[zero.clone()], 2.0).unwrap();
+        }
+        // Each step keeps 1 − 2·0.25 = 0.5 of the weight: 8 → 1.
+        assert_eq!(params.to_vec().unwrap(), vec![1.0]);
     }
 }

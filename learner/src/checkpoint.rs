@@ -111,6 +111,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
         b2: r.adam_b2,
         eps: r.adam_eps,
         clip: r.clip_gradient,
+        weight_decay: r.weight_decay,
         nu: set("adam_nu")?.tensors().to_vec(),
         count: meta.adam_count,
     };

@@ -91,7 +91,13 @@ impl Learner {
         let shape = NetShape::for_config(config);
         let params = ParamSet::init(&shape, config.seed)?;
         let r = &config.rnad;
-        let adam = Adam::new(&params, r.adam_b2, r.adam_eps, r.clip_gradient)?;
+        let adam = Adam::new(
+            &params,
+            r.adam_b2,
+            r.adam_eps,
+            r.clip_gradient,
+            r.weight_decay,
+        )?;
         let state = LearnerState {
             step: 0,
             rolls: 0,
