@@ -135,7 +135,9 @@ mod tests {
         let mut adam = Adam::new(&params, 0.999, 1e-7, 1e4, 0.25).unwrap();
         let zero = Tensor::new(&[0.0f32], &Device::Cpu).unwrap();
         for _ in 0..3 {
-            params = adam.step(&params, &[zero.clone()], 2.0).unwrap();
+            params = adam
+                .step(&params, std::slice::from_ref(&zero), 2.0)
+                .unwrap();
         }
         // Each step keeps 1 − 2·0.25 = 0.5 of the weight: 8 → 1.
         assert_eq!(params.to_vec().unwrap(), vec![1.0]);
