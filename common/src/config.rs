@@ -218,9 +218,9 @@ pub struct RnadConfig {
     pub adam_eps: f64,
     /// Decoupled weight decay λ: before each Adam update every parameter
     /// is multiplied by `1 − lr·λ`. With b1 = 0 every weight moves by about
-    /// the rate at every step, so without it the weights random-walk and
-    /// their norms grow without bound; λ > 0 holds them near a stationary
-    /// size (older files lack the key: 0, no decay).
+    /// the rate at every step, so without it the weights the loss does not
+    /// pin random-walk and the layers' norms keep growing; λ > 0 holds them
+    /// near a stationary size (older files lack the key: 0, no decay).
     #[serde(default)]
     pub weight_decay: f64,
 }
@@ -747,7 +747,7 @@ mod tests {
     }
 
     #[test]
-    fn weight_decay_is_off_unless_given_and_must_keep_the_weights_positive() {
+    fn weight_decay_is_off_unless_given_and_must_not_flip_a_weight() {
         let constant = Config::from_toml(KUHN, "test.toml").unwrap();
         assert_eq!(constant.rnad.weight_decay, 0.0);
         let decaying = KUHN.replacen(

@@ -487,6 +487,56 @@ mod tests {
     }
 
     #[test]
+    fn the_configs_weight_decay_shrinks_the_weights_by_lr_times_lambda() {
+        use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
+        let plain = Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
+        let mut decaying = plain.clone();
+        decaying.rnad.weight_decay = 10.0;
+        let mut a = Learner::new(&plain, &Device::Cpu).unwrap();
+        let mut b = Learner::new(&decaying, &Device::Cpu).unwrap();
+        let start = a.state().online.to_vec().unwrap();
+        let snapshot = PolicySnapshot {
+            version: 0,
+            params: a.state().online.clone(),
+        };
+        let game = plain.game.load();
+        let mut play = SelfPlay::new(game, NetShape::for_config(&plain), 8, RngStream::of(3));
+        let batch = play.play_fresh(&snapshot, 64).unwrap();
+        a.step(&batch).unwrap();
+        b.step(&batch).unwrap();
+        // Same parameters, same batch, same Adam update: the two differ by
+        // the decay alone, −lr·λ·θ.
+        let shrink = plain.rnad.learning_rate * 10.0;
+        let (without, with) = (
+            a.state().online.to_vec().unwrap(),
+            b.state().online.to_vec().unwrap(),
+        );
+        for ((theta, without), with) in start.iter().zip(&without).zip(&with) {
+            let expected = -shrink * f64::from(*theta);
+            let got = f64::from(with - without);
+            assert!(
+                (got - expected).abs() <= 1e-7 + 1e-3 * expected.abs(),
+                "decay moved {theta} by {got}, not {expected}"
+            );
+        }
+        // A checkpoint of the plain run, resumed with the decay, decays.
+        let dir = std::env::temp_dir().join(format!("rnad-weight-decay-{}", std::process::id()));
+        let saved = crate::checkpoint::save(
+            &dir,
+            a.state(),
+            &plain,
+            crate::checkpoint::RunClock::default(),
+            None,
+            1,
+        )
+        .unwrap();
+        let resumed = crate::checkpoint::load(&saved, &decaying).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(resumed.state.adam.weight_decay, 10.0);
+        assert_eq!(a.state().adam.weight_decay, 0.0);
+    }
+
+    #[test]
     fn importance_spread_reads_the_taken_actions_ratio() {
         // Row 0 took action 1: π 0.5 over μ 0.25 → ρ = 2. Row 1 took
         // action 0: π 0.2 over μ 0.4 → ρ = 0.5. |log ρ| = ln 2 for both.
