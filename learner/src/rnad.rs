@@ -443,25 +443,37 @@ pub fn importance_spread(
 mod tests {
     use super::*;
 
+    /// Fresh learners for `first` and `second` (equal parameters, as both
+    /// draw them from the seed) and 64 games played by the first's policy
+    /// with random stream `stream`, to step both on the same batch.
+    fn two_learners_and_a_batch(
+        first: &Config,
+        second: &Config,
+        stream: u64,
+    ) -> (Learner, Learner, Vec<Trajectory>) {
+        use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
+        let a = Learner::new(first, &Device::Cpu).unwrap();
+        let b = Learner::new(second, &Device::Cpu).unwrap();
+        let snapshot = PolicySnapshot {
+            version: 0,
+            params: a.state().online.clone(),
+        };
+        let game = first.game.load();
+        let mut play = SelfPlay::new(game, NetShape::for_config(first), 8, RngStream::of(stream));
+        let batch = play.play_fresh(&snapshot, 64).unwrap();
+        (a, b, batch)
+    }
+
     /// Adam's step is linear in the rate, so from equal states on equal
     /// batches a learner whose schedule has decayed to a quarter moves θ by
     /// exactly a quarter of a constant-rate learner's move.
     #[test]
     fn updates_follow_the_learning_rate_schedule() {
-        use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
         let constant = Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
         let mut decaying = constant.clone();
         decaying.rnad.learning_rate_decay_steps = 1;
         decaying.rnad.learning_rate_final_fraction = 0.25;
-        let mut a = Learner::new(&constant, &Device::Cpu).unwrap();
-        let mut b = Learner::new(&decaying, &Device::Cpu).unwrap();
-        let snapshot = PolicySnapshot {
-            version: 0,
-            params: a.state().online.clone(),
-        };
-        let game = constant.game.load();
-        let mut play = SelfPlay::new(game, NetShape::for_config(&constant), 8, RngStream::of(7));
-        let batch = play.play_fresh(&snapshot, 64).unwrap();
+        let (mut a, mut b, batch) = two_learners_and_a_batch(&constant, &decaying, 7);
         assert_eq!(b.learning_rate(), constant.rnad.learning_rate);
         a.step(&batch).unwrap();
         b.step(&batch).unwrap();
@@ -488,20 +500,11 @@ mod tests {
 
     #[test]
     fn the_configs_weight_decay_shrinks_the_weights_by_lr_times_lambda() {
-        use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
         let plain = Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
         let mut decaying = plain.clone();
         decaying.rnad.weight_decay = 10.0;
-        let mut a = Learner::new(&plain, &Device::Cpu).unwrap();
-        let mut b = Learner::new(&decaying, &Device::Cpu).unwrap();
+        let (mut a, mut b, batch) = two_learners_and_a_batch(&plain, &decaying, 3);
         let start = a.state().online.to_vec().unwrap();
-        let snapshot = PolicySnapshot {
-            version: 0,
-            params: a.state().online.clone(),
-        };
-        let game = plain.game.load();
-        let mut play = SelfPlay::new(game, NetShape::for_config(&plain), 8, RngStream::of(3));
-        let batch = play.play_fresh(&snapshot, 64).unwrap();
         a.step(&batch).unwrap();
         b.step(&batch).unwrap();
         // Same parameters, same batch, same Adam update: the two differ by
