@@ -4,11 +4,12 @@
 //! optional decoupled weight decay (AdamW's, off in the reference).
 
 use candle_core::{Device, Result, Tensor};
+use rnad_common::config::RnadConfig;
 use rnad_common::net::ParamSet;
 
-/// Adam's state for one parameter set.
-#[derive(Clone, Debug)]
-pub struct Adam {
+/// Adam's fixed settings, all read from the run's config in one place.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdamSettings {
     /// Second-moment decay.
     pub b2: f64,
     /// Denominator epsilon.
@@ -18,6 +19,26 @@ pub struct Adam {
     /// Decoupled weight decay λ: parameters shrink by `lr·λ` of themselves
     /// at each step (0: none).
     pub weight_decay: f64,
+}
+
+impl AdamSettings {
+    /// `rnad.adam_b2`, `rnad.adam_eps`, `rnad.clip_gradient` and
+    /// `rnad.weight_decay`.
+    pub fn from_config(r: &RnadConfig) -> AdamSettings {
+        AdamSettings {
+            b2: r.adam_b2,
+            eps: r.adam_eps,
+            clip: r.clip_gradient,
+            weight_decay: r.weight_decay,
+        }
+    }
+}
+
+/// Adam's state for one parameter set.
+#[derive(Clone, Debug)]
+pub struct Adam {
+    /// The fixed settings.
+    pub settings: AdamSettings,
     /// Second moments, one tensor per parameter tensor.
     pub nu: Vec<Tensor>,
     /// Updates applied so far.
@@ -26,17 +47,14 @@ pub struct Adam {
 
 impl Adam {
     /// Zero moments shaped like `params`.
-    pub fn new(params: &ParamSet, b2: f64, eps: f64, clip: f64, weight_decay: f64) -> Result<Adam> {
+    pub fn new(params: &ParamSet, settings: AdamSettings) -> Result<Adam> {
         let nu = params
             .tensors()
             .iter()
             .map(Tensor::zeros_like)
             .collect::<Result<_>>()?;
         Ok(Adam {
-            b2,
-            eps,
-            clip,
-            weight_decay,
+            settings,
             nu,
             count: 0,
         })
@@ -66,15 +84,21 @@ impl Adam {
         grads: &[Tensor],
         learning_rate: f64,
     ) -> Result<ParamSet> {
+        let AdamSettings {
+            b2,
+            eps,
+            clip,
+            weight_decay,
+        } = self.settings;
         self.count += 1;
-        let correction = 1.0 - self.b2.powf(self.count as f64);
-        let kept = 1.0 - learning_rate * self.weight_decay;
+        let correction = 1.0 - b2.powf(self.count as f64);
+        let kept = 1.0 - learning_rate * weight_decay;
         let mut updated = Vec::with_capacity(grads.len());
         for ((param, grad), nu) in params.tensors().iter().zip(grads).zip(self.nu.iter_mut()) {
-            *nu = ((&*nu * self.b2)? + (grad.sqr()? * (1.0 - self.b2))?)?;
-            let denom = ((&*nu / correction)?.sqrt()? + self.eps)?;
-            let delta = ((grad / denom)? * -learning_rate)?.clamp(-self.clip, self.clip)?;
-            let decayed = if self.weight_decay > 0.0 {
+            *nu = ((&*nu * b2)? + (grad.sqr()? * (1.0 - b2))?)?;
+            let denom = ((&*nu / correction)?.sqrt()? + eps)?;
+            let delta = ((grad / denom)? * -learning_rate)?.clamp(-clip, clip)?;
+            let decayed = if weight_decay > 0.0 {
                 (param * kept)?
             } else {
                 param.clone()
@@ -89,11 +113,20 @@ impl Adam {
 mod tests {
     use super::*;
 
+    fn settings(clip: f64, weight_decay: f64) -> AdamSettings {
+        AdamSettings {
+            b2: 0.999,
+            eps: 1e-7,
+            clip,
+            weight_decay,
+        }
+    }
+
     #[test]
     fn first_step_moves_each_weight_by_lr_against_its_gradient_sign() {
         let params =
             ParamSet::from_tensors(vec![Tensor::new(&[1.0f32, 1.0, 1.0], &Device::Cpu).unwrap()]);
-        let mut adam = Adam::new(&params, 0.999, 1e-7, 1e4, 0.0).unwrap();
+        let mut adam = Adam::new(&params, settings(1e4, 0.0)).unwrap();
         let grad = Tensor::new(&[2.0f32, -0.5, 0.0], &Device::Cpu).unwrap();
         let next = adam.step(&params, &[grad], 0.1).unwrap().to_vec().unwrap();
         // ν̂ = g² after bias correction, so Δ = −lr·g/(|g| + eps).
@@ -107,7 +140,7 @@ mod tests {
     fn updates_are_clipped() {
         let params =
             ParamSet::from_tensors(vec![Tensor::new(&[0.0f32, 0.0], &Device::Cpu).unwrap()]);
-        let mut adam = Adam::new(&params, 0.999, 1e-7, 0.25, 0.0).unwrap();
+        let mut adam = Adam::new(&params, settings(0.25, 0.0)).unwrap();
         let grad = Tensor::new(&[1.0f32, -1.0], &Device::Cpu).unwrap();
         let next = adam.step(&params, &[grad], 10.0).unwrap().to_vec().unwrap();
         assert_eq!(next, vec![-0.25, 0.25]);
@@ -118,7 +151,7 @@ mod tests {
         let params = ParamSet::from_tensors(vec![
             Tensor::new(&[2.0f32, -4.0, 1.0], &Device::Cpu).unwrap()
         ]);
-        let mut adam = Adam::new(&params, 0.999, 1e-7, 1e4, 0.5).unwrap();
+        let mut adam = Adam::new(&params, settings(1e4, 0.5)).unwrap();
         let grad = Tensor::new(&[1.0f32, 0.0, -3.0], &Device::Cpu).unwrap();
         let next = adam.step(&params, &[grad], 0.1).unwrap().to_vec().unwrap();
         // Kept fraction 1 − 0.1·0.5 = 0.95, then the first step's −lr·sign(g).
@@ -132,7 +165,7 @@ mod tests {
     fn with_zero_gradients_weight_decay_alone_shrinks_geometrically() {
         let mut params =
             ParamSet::from_tensors(vec![Tensor::new(&[8.0f32], &Device::Cpu).unwrap()]);
-        let mut adam = Adam::new(&params, 0.999, 1e-7, 1e4, 0.25).unwrap();
+        let mut adam = Adam::new(&params, settings(1e4, 0.25)).unwrap();
         let zero = Tensor::new(&[0.0f32], &Device::Cpu).unwrap();
         for _ in 0..3 {
             params = adam

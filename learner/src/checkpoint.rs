@@ -14,7 +14,7 @@ use rnad_common::net::{NetShape, ParamSet};
 
 pub use rnad_common::checkpoint::{path_for, step_of};
 
-use crate::adam::Adam;
+use crate::adam::{Adam, AdamSettings};
 use crate::error::LearnerError;
 use crate::rnad::LearnerState;
 
@@ -106,12 +106,8 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
     }
     let shape = NetShape::for_config(config);
     let set = |kind: &str| file.params(&shape, kind).map_err(checkpoint_error);
-    let r = &config.rnad;
     let adam = Adam {
-        b2: r.adam_b2,
-        eps: r.adam_eps,
-        clip: r.clip_gradient,
-        weight_decay: r.weight_decay,
+        settings: AdamSettings::from_config(&config.rnad),
         nu: set("adam_nu")?.tensors().to_vec(),
         count: meta.adam_count,
     };

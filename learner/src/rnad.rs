@@ -12,7 +12,7 @@ use rnad_common::config::{Config, RnadConfig};
 use rnad_common::net::{legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet};
 use rnad_common::trajectory::Trajectory;
 
-use crate::adam::Adam;
+use crate::adam::{Adam, AdamSettings};
 use crate::averaging::next_reg;
 use crate::batch::Batch;
 use crate::learning_rate::LearningRateSchedule;
@@ -90,14 +90,7 @@ impl Learner {
     pub fn new(config: &Config, device: &Device) -> Result<Learner> {
         let shape = NetShape::for_config(config);
         let params = ParamSet::init(&shape, config.seed)?;
-        let r = &config.rnad;
-        let adam = Adam::new(
-            &params,
-            r.adam_b2,
-            r.adam_eps,
-            r.clip_gradient,
-            r.weight_decay,
-        )?;
+        let adam = Adam::new(&params, AdamSettings::from_config(&config.rnad))?;
         let state = LearnerState {
             step: 0,
             rolls: 0,
@@ -535,8 +528,8 @@ mod tests {
         .unwrap();
         let resumed = crate::checkpoint::load(&saved, &decaying).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(resumed.state.adam.weight_decay, 10.0);
-        assert_eq!(a.state().adam.weight_decay, 0.0);
+        assert_eq!(resumed.state.adam.settings.weight_decay, 10.0);
+        assert_eq!(a.state().adam.settings.weight_decay, 0.0);
     }
 
     #[test]
