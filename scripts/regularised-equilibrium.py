@@ -2,7 +2,7 @@
 """The equilibrium of the game R-NaD actually trains on, for a given θ_reg.
 
     python3 scripts/regularised-equilibrium.py REG_POLICY.json ETA [ETA ...] \
-        [--compare POLICY.json ...] [--game leduc_poker]
+        [--compare POLICY.json ...] [--beta B] [--game leduc_poker]
 
 Needs `pip install open_spiel==2.0.2` and numpy. REG_POLICY.json is a
 policy file (`rnad-evaluator export --kind reg`).
@@ -34,6 +34,14 @@ every --compare policy its NashConv and its distances to the equilibrium
 and to θ_reg. A distance is the mean over information states of
 ½·Σ_a |π − π'|, each state weighted by its self-play reach under the
 equilibrium, both players together.
+
+With --beta B it also solves the game as NeuRD with the threshold β = B
+(`rnad.beta_neurd`) can play it: a centred logit is not pushed further
+down once at −β, nor further up once at β, so the learner's actual fixed
+point keeps some probability on actions the regularised equilibrium all
+but drops. That "held" equilibrium is reported under "held", with the
+same distances and its distance to the unheld one; a very large β gives
+the unheld equilibrium back.
 
 (The learner's magnet blends θ_reg with the θ_reg before it during the
 first half of each regularisation period; θ_reg alone is used here.)
@@ -172,15 +180,38 @@ def values(tree, pi, log_reg, eta):
     return q, self_play
 
 
-def solve(tree, log_reg, eta, lr, progress):
+def held_step(tree, pi, log_pi, regularised_q, step, beta):
+    """One NeuRD step on the centred logits with the threshold β: see
+    `solve`."""
+    advantage = regularised_q - segment_sum(tree, pi * regularised_q)[tree.flat_info]
+    counts = np.diff(np.append(tree.offset, len(pi)))[tree.flat_info]
+    centred = log_pi - segment_sum(tree, log_pi)[tree.flat_info] / counts
+    moved = centred + step * advantage
+    down = np.where(centred > -beta, np.maximum(moved, -beta), centred)
+    up = np.where(centred < beta, np.minimum(moved, beta), centred)
+    return np.where(advantage < 0, down, up)
+
+
+def solve(tree, log_reg, eta, lr, progress, beta=None):
     """The regularised equilibrium for θ_reg's log-probabilities `log_reg`
-    (flat), by magnetic mirror descent from θ_reg itself."""
+    (flat), by magnetic mirror descent from θ_reg itself. With `beta`, the
+    step is NeuRD's, with its threshold: each centred logit moves by the
+    step times its regularised advantage, except that it does not move
+    down once at or below −β, nor up once at or above β, nor past either
+    in one step. The result is NeuRD's fixed point with that threshold:
+    advantages vanish wherever a logit is free, and push outward where it
+    is held. (Without the threshold the two steps are the same: mirror
+    descent's is the advantage step up to each state's constant.)"""
     pi = np.exp(log_reg)
     pi /= segment_sum(tree, pi)[tree.flat_info]
     change = math.inf
     for iteration in range(1, MAX_ITERATIONS + 1):
         q, _ = values(tree, pi, log_reg, eta)
-        logits = (np.log(np.maximum(pi, FLOOR)) + lr * (q + eta * log_reg)) / (1.0 + lr * eta)
+        log_pi = np.log(np.maximum(pi, FLOOR))
+        if beta is None:
+            logits = (log_pi + lr * (q + eta * log_reg)) / (1.0 + lr * eta)
+        else:
+            logits = held_step(tree, pi, log_pi, q + eta * (log_reg - log_pi), lr / (1.0 + lr * eta), beta)
         logits -= np.maximum.reduceat(logits, tree.offset)[tree.flat_info]
         new = np.exp(logits)
         new /= segment_sum(tree, new)[tree.flat_info]
@@ -208,6 +239,11 @@ def main():
     parser.add_argument("eta", type=float, nargs="+")
     parser.add_argument("--compare", nargs="*", default=[])
     parser.add_argument("--game", default="leduc_poker")
+    parser.add_argument(
+        "--beta",
+        type=float,
+        help="also solve with logits held within the NeuRD threshold β (reported under \"held\")",
+    )
     parser.add_argument(
         "--lr", type=float, default=0.01, help="mirror descent's step on the values (default 0.01)"
     )
@@ -239,27 +275,34 @@ def main():
     for eta in args.eta:
         pi, iterations, change = solve(tree, log_reg, eta, args.lr, progress)
         _, reach = values(tree, pi, log_reg, eta)
-        report = {
-            "reg_policy": args.reg_policy,
-            "eta": eta,
-            "iterations": iterations,
-            "converged": change < TOLERANCE,
-            "largest_change": change,
-            "equilibrium_nash_conv": exploitability.nash_conv(game, load_policy(game, tree.table(pi))),
-            "reg_nash_conv": reg_nash_conv,
-            "equilibrium_distance_to_reg": distance(tree, reach, pi, reg_table),
-            "compared": [
-                {
-                    "policy": path,
-                    "nash_conv": nash_conv,
-                    "distance_to_equilibrium": distance(tree, reach, pi, table),
-                    "distance_to_reg": distance(tree, reach, reg_table, table),
-                }
-                for path, nash_conv, table in compared
-            ],
-        }
+        report = {"reg_policy": args.reg_policy, "eta": eta, "reg_nash_conv": reg_nash_conv}
+        report.update(describe(game, tree, reach, pi, iterations, change, reg_table, compared))
+        if args.beta is not None:
+            held, iterations, change = solve(tree, log_reg, eta, args.lr, progress, args.beta)
+            report["held"] = {"beta": args.beta, "distance_to_equilibrium": distance(tree, reach, pi, held)}
+            report["held"].update(describe(game, tree, reach, held, iterations, change, reg_table, compared))
         print(json.dumps(report), flush=True)
 
+
+def describe(game, tree, reach, pi, iterations, change, reg_table, compared):
+    """One equilibrium's report: how it converged, its NashConv, and its
+    distances (weighted by `reach`) to θ_reg and to each compared policy."""
+    return {
+        "iterations": iterations,
+        "converged": change < TOLERANCE,
+        "largest_change": change,
+        "equilibrium_nash_conv": exploitability.nash_conv(game, load_policy(game, tree.table(pi))),
+        "equilibrium_distance_to_reg": distance(tree, reach, pi, reg_table),
+        "compared": [
+            {
+                "policy": path,
+                "nash_conv": nash_conv,
+                "distance_to_equilibrium": distance(tree, reach, pi, table),
+                "distance_to_reg": distance(tree, reach, reg_table, table),
+            }
+            for path, nash_conv, table in compared
+        ],
+    }
 
 if __name__ == "__main__":
     main()
