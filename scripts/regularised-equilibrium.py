@@ -109,6 +109,8 @@ class Tree:
         lengths = np.array([len(legal) for legal in self.legal])
         self.offset = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         self.flat_info = np.repeat(np.arange(len(self.keys)), lengths)
+        # For every entry of a flat array, its state's number of legal actions.
+        self.flat_count = lengths[self.flat_info]
         self.utility = np.array(utility)
         self.decision = np.array([h for h, k in enumerate(kind) if k == "d"])
         self.decision_player = np.array([player[h] for h in self.decision])
@@ -184,8 +186,7 @@ def held_step(tree, pi, log_pi, regularised_q, step, beta):
     """One NeuRD step on the centred logits with the threshold β: see
     `solve`."""
     advantage = regularised_q - segment_sum(tree, pi * regularised_q)[tree.flat_info]
-    counts = np.diff(np.append(tree.offset, len(pi)))[tree.flat_info]
-    centred = log_pi - segment_sum(tree, log_pi)[tree.flat_info] / counts
+    centred = log_pi - segment_sum(tree, log_pi)[tree.flat_info] / tree.flat_count
     moved = centred + step * advantage
     down = np.where(centred > -beta, np.maximum(moved, -beta), centred)
     up = np.where(centred < beta, np.minimum(moved, beta), centred)
@@ -245,7 +246,7 @@ def main():
         help="also solve with logits held within the NeuRD threshold β (reported under \"held\")",
     )
     parser.add_argument(
-        "--lr", type=float, default=0.01, help="mirror descent's step on the values (default 0.01)"
+        "--lr", type=float, default=0.01, help="the solver's step on the values, with and without --beta (default 0.01)"
     )
     args = parser.parse_args()
     game = pyspiel.load_game(args.game)
@@ -303,6 +304,7 @@ def describe(game, tree, reach, pi, iterations, change, reg_table, compared):
             for path, nash_conv, table in compared
         ],
     }
+
 
 if __name__ == "__main__":
     main()
