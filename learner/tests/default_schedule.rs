@@ -4,25 +4,30 @@
 //! existed, then a batch of 2048, a fifth of the rate and a roll every
 //! 25,000 steps.
 
-use rnad_common::config::Config;
+use rnad_common::config::{Config, RnadConfig};
 use rnad_learner::learning_rate::LearningRateSchedule;
 use rnad_learner::schedule::EntropySchedule;
 
 const QUIET_FROM: u64 = 300_000;
 
-fn default_config() -> Config {
-    Config::from_toml(include_str!("../../configs/leduc.toml"), "leduc.toml").unwrap()
-}
-
-#[test]
-fn before_the_quiet_phase_every_step_is_the_flat_defaults() {
-    let rnad = default_config().rnad;
+/// The shipped default's `[rnad]` section, its entropy schedule and its
+/// learning-rate schedule.
+fn default_schedules() -> (RnadConfig, EntropySchedule, LearningRateSchedule) {
+    let rnad = Config::from_toml(include_str!("../../configs/leduc.toml"), "leduc.toml")
+        .unwrap()
+        .rnad;
     let schedule = EntropySchedule::new(
         rnad.entropy_schedule_size.clone(),
         rnad.entropy_schedule_repeats.clone(),
     );
-    let flat = EntropySchedule::new(vec![500], vec![1]);
     let rate = LearningRateSchedule::from_config(&rnad);
+    (rnad, schedule, rate)
+}
+
+#[test]
+fn before_the_quiet_phase_every_step_is_the_flat_defaults() {
+    let (rnad, schedule, rate) = default_schedules();
+    let flat = EntropySchedule::new(vec![500], vec![1]);
     for step in (0..QUIET_FROM).step_by(97).chain([QUIET_FROM - 1]) {
         assert_eq!(schedule.at(step), flat.at(step), "step {step}");
         assert_eq!(rate.at(step), 1.5e-3, "step {step}");
@@ -34,12 +39,7 @@ fn before_the_quiet_phase_every_step_is_the_flat_defaults() {
 
 #[test]
 fn the_quiet_phase_takes_four_times_the_batch_a_fifth_of_the_rate_and_25k_periods() {
-    let rnad = default_config().rnad;
-    let schedule = EntropySchedule::new(
-        rnad.entropy_schedule_size.clone(),
-        rnad.entropy_schedule_repeats.clone(),
-    );
-    let rate = LearningRateSchedule::from_config(&rnad);
+    let (rnad, schedule, rate) = default_schedules();
     let horizon = QUIET_FROM + 200_000;
     // The decay takes one step: the phase's first update still has the
     // full rate, every later one a fifth of it.
