@@ -59,7 +59,8 @@ fn the_quiet_phase_takes_four_times_the_batch_a_fifth_of_the_rate_and_25k_period
         .collect();
     let expected: Vec<u64> = (1..=8).map(|k| QUIET_FROM + k * 25_000 - 1).collect();
     assert_eq!(rolls, expected);
-    // Half way into a period θ_reg has fully replaced the one before.
+    // Half way into a period the pull is wholly toward the new θ_reg (α
+    // blends the previous one out over the first half).
     let start = QUIET_FROM + 25_000;
     assert_eq!(schedule.at(start).alpha, 0.0);
     assert_eq!(schedule.at(start + 6_250).alpha, 0.5);
