@@ -131,6 +131,85 @@ fn runs_are_grouped_by_everything_but_the_seed() {
     );
 }
 
+/// A staged schedule: from step 300 a larger batch, a fifth of the rate
+/// and a slower θ_reg roll (six settings apart from the flat config).
+fn staged(root: &Path, seed: u64) -> Config {
+    let mut config = config(root, Averaging::Ema, seed);
+    config.rnad.late_batch_start_step = 300;
+    config.rnad.late_batch_size = 512;
+    config.rnad.learning_rate_decay_start_step = 300;
+    config.rnad.learning_rate_decay_steps = 1;
+    config.rnad.learning_rate_final_fraction = 0.2;
+    config.rnad.entropy_schedule_size = vec![200, 1000];
+    config.rnad.entropy_schedule_repeats = vec![2, 1];
+    config
+}
+
+#[test]
+fn variants_with_long_settings_are_labelled_by_their_directories() {
+    let root = scratch("long-settings");
+    let falling = entries(&[0, 10, 20], &[3.0, 2.0, 1.0]);
+    for seed in [0, 1] {
+        make_run(
+            &root.join("flat"),
+            &format!("seed-{seed}"),
+            config(&root, Averaging::Ema, seed),
+            &falling,
+        );
+        make_run(
+            &root.join("staged"),
+            &format!("seed-{seed}"),
+            staged(&root, seed),
+            &falling,
+        );
+    }
+    let variants = group(load_runs(std::slice::from_ref(&root)).unwrap());
+    let labels: Vec<(&str, Vec<u64>)> = variants
+        .iter()
+        .map(|v| (v.label.as_str(), v.seeds()))
+        .collect();
+    assert_eq!(labels, [("flat", vec![0, 1]), ("staged", vec![0, 1])]);
+    // The settings still say what tells them apart.
+    assert_eq!(
+        variants[1].settings,
+        "averaging=ema, entropy_schedule_repeats=[2, 1], entropy_schedule_size=[200, 1000], \
+         late_batch_size=512, late_batch_start_step=300, learning_rate_decay_start_step=300, \
+         learning_rate_decay_steps=1, learning_rate_final_fraction=0.2"
+    );
+    let svg = root.join("figure.svg");
+    let report = plot_command(&root, &svg, &["--kind", "target", "--kind", "reg"]).unwrap();
+    assert!(
+        report.contains(&format!(
+            "  staged ({}): seeds [0, 1]",
+            variants[1].settings
+        )),
+        "{report}"
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("staged, reg (mean and min–max of 2 seeds)"));
+    assert!(
+        !text.contains("late_batch_size"),
+        "no settings in the legend"
+    );
+
+    // Directories that do not tell the variants apart leave the settings
+    // as the labels, however long: here a flat and a staged seed share one.
+    let mixed = scratch("long-settings-one-directory");
+    make_run(
+        &mixed,
+        "flat-0",
+        config(&mixed, Averaging::Ema, 0),
+        &falling,
+    );
+    make_run(&mixed, "staged-0", staged(&mixed, 0), &falling);
+    let variants = group(load_runs(std::slice::from_ref(&mixed)).unwrap());
+    assert_eq!(variants.len(), 2);
+    for variant in &variants {
+        assert_eq!(variant.label, variant.settings);
+    }
+    assert!(variants[1].label.contains("late_batch_size=512"));
+}
+
 #[test]
 fn band_is_mean_min_and_max_over_seeds_on_the_common_range() {
     let root = scratch("band");

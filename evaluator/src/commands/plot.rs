@@ -115,10 +115,12 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
         ),
     )?;
     for variant in &variants {
-        emit(
-            out,
-            &format!("  {}: seeds {:?}", variant.label, variant.seeds()),
-        )?;
+        let name = if variant.label == variant.settings {
+            variant.label.clone()
+        } else {
+            format!("{} ({})", variant.label, variant.settings)
+        };
+        emit(out, &format!("  {name}: seeds {:?}", variant.seeds()))?;
     }
     Ok(())
 }

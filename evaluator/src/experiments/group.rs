@@ -3,6 +3,7 @@
 //! one variant.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use super::runs::Run;
 
@@ -18,12 +19,20 @@ const NOT_VARIANT: [&str; 5] = [
 ];
 /// Always named in labels, so a figure says which averaging each line is.
 const ALWAYS_LABELLED: &str = "rnad.averaging";
+/// The longest settings text a legend entry shows. Past it (a staged
+/// schedule against a flat one differs in half a dozen keys) the entry
+/// would run off the figure, so variants are named by their directories.
+const LEGEND_SETTINGS_MAX_CHARS: usize = 60;
 
 /// The seeds of one configuration.
 #[derive(Clone, Debug)]
 pub struct Variant {
     /// The settings that tell it from the other variants, e.g.
     /// `averaging=ema` or `averaging=ema, learning_rate=0.001`.
+    pub settings: String,
+    /// Its name in a figure's legend: its settings, or where those are
+    /// too long for a legend, the directory holding its runs (such as
+    /// `two-hours-staged` for `two-hours-staged/seed-1`).
     pub label: String,
     /// Its runs.
     pub runs: Vec<Run>,
@@ -37,8 +46,10 @@ impl Variant {
 }
 
 /// Groups runs by every setting but the seed, in order of first appearance.
-/// Labels name the settings that differ between groups (by their last key
-/// segment) and always the averaging mode.
+/// Settings name those that differ between groups (by their last key
+/// segment) and always the averaging mode; labels are the settings unless
+/// some are too long and each variant's runs sit in a directory of their
+/// own.
 pub fn group(runs: Vec<Run>) -> Vec<Variant> {
     let keyed: Vec<(BTreeMap<String, String>, Run)> = runs
         .into_iter()
@@ -80,11 +91,44 @@ pub fn group(runs: Vec<Run>) -> Vec<Variant> {
             None => variants.push((
                 settings.clone(),
                 Variant {
+                    settings: label(settings),
                     label: label(settings),
                     runs: vec![run.clone()],
                 },
             )),
         }
     }
-    variants.into_iter().map(|(_, v)| v).collect()
+    let mut variants: Vec<Variant> = variants.into_iter().map(|(_, v)| v).collect();
+    let too_long = variants
+        .iter()
+        .any(|v| v.settings.chars().count() > LEGEND_SETTINGS_MAX_CHARS);
+    if too_long {
+        if let Some(names) = directory_names(&variants) {
+            for (variant, name) in variants.iter_mut().zip(names) {
+                variant.label = name;
+            }
+        }
+    }
+    variants
+}
+
+/// Each variant's directory name, where every variant's runs share one
+/// parent directory and no two variants share it; otherwise none (the
+/// names would not tell the variants apart).
+fn directory_names(variants: &[Variant]) -> Option<Vec<String>> {
+    let parent_name = |dir: &Path| {
+        dir.parent()
+            .and_then(Path::file_name)
+            .map(|name| name.to_string_lossy().into_owned())
+    };
+    let mut names: Vec<String> = Vec::new();
+    for variant in variants {
+        let mut parents = variant.runs.iter().map(|run| parent_name(&run.dir));
+        let first = parents.next()??;
+        if parents.any(|other| other.as_deref() != Some(first.as_str())) || names.contains(&first) {
+            return None;
+        }
+        names.push(first);
+    }
+    Some(names)
 }

@@ -32,7 +32,7 @@ pub fn summary_csv(variants: &[Variant]) -> String {
         writeln!(
             csv,
             "\"{}\",{},{},{},{},{},{},{},{},{}",
-            variant.label.replace('"', "\"\""),
+            variant.settings.replace('"', "\"\""),
             kind.name(),
             s.seeds,
             s.last_step,
@@ -72,7 +72,7 @@ pub fn summary_markdown(variants: &[Variant], heading: &str) -> String {
         writeln!(
             md,
             "| {} | {} | {} | {:.4} | {:.4}–{:.4} | {:.4} | {:.4} | {:.4} |",
-            variant.label,
+            variant.settings,
             s.seeds,
             s.last_step,
             s.last.mean,
