@@ -98,8 +98,9 @@ pub struct AverageCounters {
 
 /// The running sums of the `target_average` policy kind, as a checkpoint
 /// stores them: per slot the weighted own reach times the probability, per
-/// information state the weighted own reach.
-#[derive(Clone, Debug, PartialEq)]
+/// information state the weighted own reach. `rnad-evaluator watch`, which
+/// writes no checkpoints, keeps them as JSON beside its history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SavedAverage {
     /// Settings and steps.
     pub counters: AverageCounters,

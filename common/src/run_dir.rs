@@ -50,6 +50,14 @@ impl RunDir {
         self.root.join("target_average.json")
     }
 
+    /// `target_average.sums.json`: the running sums behind
+    /// [`RunDir::target_average_policy`] as `rnad-evaluator watch` keeps
+    /// them, rewritten at every evaluation, so a restarted watcher goes on
+    /// averaging (a learner that evaluates keeps them in its checkpoints).
+    pub fn target_average_sums(&self) -> PathBuf {
+        self.root.join("target_average.sums.json")
+    }
+
     /// `checkpoints/`: the newest checkpoints.
     pub fn checkpoints(&self) -> PathBuf {
         self.root.join("checkpoints")

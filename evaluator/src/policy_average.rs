@@ -24,14 +24,21 @@
 //! interval, and while `(t − t₀)/2 < H` the average reaches back about
 //! half of what it has seen rather than keeping its first policy for a
 //! whole horizon: early in a run that first policy is far from
-//! equilibrium, and an average started afresh late in a run (the evaluator
-//! restarted) would otherwise be that one policy for most of a horizon.
+//! equilibrium, and an average started afresh late in a run (a watcher
+//! joining a running learner) would otherwise be that one policy for most
+//! of a horizon.
 //! It lives in the evaluator. The local run stores its sums in every
 //! checkpoint, so a resumed run goes on from its checkpoint's average (a
 //! restart does not cost the played policy its history); `watch` keeps it
-//! across reconnects but starts afresh when it is itself restarted. It also
-//! starts afresh when the learner goes back to a step before its newest
-//! policy.
+//! across reconnects, saves its newest sums beside the history for its own
+//! restarts, and keeps the sums of its last two checkpoint intervals in
+//! memory, so a learner that crashes and goes back to its last checkpoint
+//! finds the average as it stood then
+//! ([`PolicyAverage::keep_earlier_sums`]). Where no earlier sums reach
+//! back far enough (also when the watcher restarted with the learner), it
+//! starts afresh.
+
+use std::collections::VecDeque;
 
 use rnad_common::checkpoint::{AverageCounters, SavedAverage};
 use rnad_common::game::GameSpec;
@@ -51,6 +58,11 @@ pub struct PolicyAverage {
     horizon_steps: u64,
     beta: f64,
     state: Option<Sums>,
+    /// How far before the newest policy earlier sums are kept (0: none).
+    earlier_steps: u64,
+    /// The sums as they stood at earlier evaluations, oldest first: those
+    /// of the last `earlier_steps` steps and the newest before them.
+    earlier: VecDeque<Sums>,
 }
 
 /// The average's sums: per slot, the weighted own reach times the
@@ -74,7 +86,19 @@ impl PolicyAverage {
             horizon_steps,
             beta,
             state: None,
+            earlier_steps: 0,
+            earlier: VecDeque::new(),
         }
+    }
+
+    /// Keeps the sums of the last `steps` learner steps of evaluations, so
+    /// a learner that goes back at most that far (to its last checkpoint)
+    /// finds the average as it stood at or before the step it went back
+    /// to. `watch` asks for two checkpoint intervals (one in case the
+    /// newest checkpoint is unreadable); a local run never goes back
+    /// within one process and keeps none.
+    pub fn keep_earlier_sums(&mut self, steps: u64) {
+        self.earlier_steps = steps;
     }
 
     /// Whether `other` averages the same game with the same horizon and
@@ -90,7 +114,8 @@ impl PolicyAverage {
         self.horizon_steps
     }
 
-    /// Its sums, for a checkpoint (none before the first evaluation).
+    /// Its sums, for a checkpoint or `watch`'s sums file (none before the
+    /// first evaluation).
     pub fn saved(&self) -> Option<SavedAverage> {
         self.state.as_ref().map(|sums| SavedAverage {
             counters: AverageCounters {
@@ -104,7 +129,9 @@ impl PolicyAverage {
         })
     }
 
-    /// Goes on from `saved`, the sums a checkpoint of this run stored.
+    /// Goes on from `saved`, the sums a checkpoint (or `watch`'s sums file)
+    /// of this run stored; the earlier sums kept for a learner that goes
+    /// back are dropped (they belong to the average it replaces).
     /// Refused, leaving this average as it is, when they were kept with
     /// another horizon or threshold (the config changed on resumption: the
     /// average then means something else), are not sums an average can
@@ -150,6 +177,7 @@ impl PolicyAverage {
             weighted_probs: saved.weighted_probs,
             weighted_reach: saved.weighted_reach,
         });
+        self.earlier.clear();
         Ok(())
     }
 
@@ -162,20 +190,32 @@ impl PolicyAverage {
     }
 
     /// Adds the target policy of learner step `step` and returns the
-    /// average.
+    /// average. A step before the newest policy's means the learner went
+    /// back: the average goes on from the newest earlier sums at or before
+    /// `step`, or, where none are kept, starts afresh.
     pub fn add(&mut self, tree: &PublicTree, step: u64, target: &TabularPolicy) -> TabularPolicy {
         let policy = drop_held_actions(tree, target, self.beta);
         let reach = own_reach(tree, &policy);
+        if self.state.as_ref().is_some_and(|sums| step < sums.step) {
+            self.go_back(step);
+        }
+        // Here the newest policy averaged is at or before `step`.
+        if let Some(sums) = &self.state {
+            if step > sums.step && self.earlier_steps > 0 {
+                self.earlier.push_back(sums.clone());
+                let cutoff = step.saturating_sub(self.earlier_steps);
+                while self.earlier.len() > 1 && self.earlier[1].step <= cutoff {
+                    self.earlier.pop_front();
+                }
+            }
+        }
         let weight = match &self.state {
-            Some(sums) if step >= sums.step => {
+            Some(sums) => {
                 let seen = (step - sums.first_step) as f64;
                 let horizon = (self.horizon_steps as f64).min((seen / 2.0).max(1.0));
                 1.0 - (-((step - sums.step) as f64) / horizon).exp()
             }
-            _ => {
-                self.state = None;
-                1.0
-            }
+            None => 1.0,
         };
         let sums = self.state.get_or_insert_with(|| Sums {
             first_step: step,
@@ -196,6 +236,26 @@ impl PolicyAverage {
             }
         }
         sums.policy(tree)
+    }
+
+    /// The learner went back to `step`: the newest earlier sums at or
+    /// before it become the average, or it starts afresh.
+    fn go_back(&mut self, step: u64) {
+        let newest = self.state.as_ref().map_or(0, |sums| sums.step);
+        while let Some(sums) = self.earlier.pop_back() {
+            if sums.step <= step {
+                tracing::info!(
+                    "the learner went back from step {newest} to {step}: target_average goes on from its sums at step {}",
+                    sums.step
+                );
+                self.state = Some(sums);
+                return;
+            }
+        }
+        tracing::info!(
+            "the learner went back from step {newest} to {step}, before every kept target_average: it starts afresh"
+        );
+        self.state = None;
     }
 }
 
@@ -454,10 +514,70 @@ mod tests {
         let expected = (r1 * 0.5 + r2 * 0.9) / (r1 + r2);
         assert!((bet_at(&tree, &mixed, "0pb") - expected).abs() < 1e-12);
         // A learner that goes back to an earlier step starts the average
-        // afresh.
+        // afresh where, as here, no earlier sums are kept.
         let restarted = average.add(&tree, start / 2, &first);
         assert!((bet_at(&tree, &restarted, "0pb") - 0.5).abs() < 1e-12);
         assert!((bet_at(&tree, &restarted, "0") - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_learner_that_goes_back_finds_the_average_as_it_stood() {
+        let tree = kuhn();
+        let policy = |i: u64| {
+            betting(&tree, |s| {
+                0.05 * i as f64 + if s == "0" { 0.1 } else { 0.2 }
+            })
+        };
+        // Evaluations every 100 steps to 700; the sums of the last 300
+        // steps kept.
+        let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        average.keep_earlier_sums(300);
+        for i in 0..=7 {
+            average.add(&tree, 100 * i, &policy(i));
+        }
+        let kept: Vec<u64> = average.earlier.iter().map(|s| s.step).collect();
+        assert_eq!(kept, [400, 500, 600], "the last 300 steps and no more");
+        // The learner went back to its checkpoint at 400 and trained to
+        // 450: the average goes on from its sums at 400, exactly as one
+        // that never saw steps 500–700.
+        let mut straight = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        for i in 0..=4 {
+            straight.add(&tree, 100 * i, &policy(i));
+        }
+        let next = policy(9);
+        let went_back = average.add(&tree, 450, &next);
+        assert_eq!(went_back.probs(), straight.add(&tree, 450, &next).probs());
+        assert_eq!(average.saved(), straight.saved());
+        // It crashes again before its next checkpoint: back at 400 once
+        // more, the sums of 400 are still there.
+        let again = policy(10);
+        assert_eq!(
+            average.add(&tree, 420, &again).probs(),
+            {
+                let mut replay = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+                for i in 0..=4 {
+                    replay.add(&tree, 100 * i, &policy(i));
+                }
+                replay.add(&tree, 420, &again)
+            }
+            .probs()
+        );
+        // Further back than anything kept: afresh, the policy alone.
+        let afresh = average.add(&tree, 150, &next);
+        assert_eq!(afresh.probs(), next.probs());
+        assert_eq!(average.saved().unwrap().counters.first_step, 150);
+        // However long it runs, it keeps a bounded number of sums.
+        for i in 2..200 {
+            average.add(&tree, 100 * i + 50, &policy(i % 7));
+        }
+        assert_eq!(average.earlier.len(), 3);
+        // With none kept (a local run), going back starts afresh.
+        let mut local = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        for i in 0..=7 {
+            local.add(&tree, 100 * i, &policy(i));
+        }
+        assert!(local.earlier.is_empty());
+        assert_eq!(local.add(&tree, 450, &next).probs(), next.probs());
     }
 
     #[test]
@@ -506,8 +626,8 @@ mod tests {
         let second = betting(&tree, |_| 0.6);
         let weight = 1.0 - (-2f64).exp();
         let root = (1.0 - weight) * 0.2 + weight * 0.6;
-        // At the start of a run, and in an evaluator that joins (or
-        // restarts) late: 100 steps after its first policy the horizon is
+        // At the start of a run, and in an evaluator that joins late
+        // (a watcher started on a running learner): 100 steps after its first policy the horizon is
         // 50 steps, not 1000, so the policy of step t₀ + 100 weighs
         // 1 − e^(−100/50) and the first one does not linger.
         for first_step in [0, 500_000] {

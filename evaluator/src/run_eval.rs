@@ -105,33 +105,47 @@ impl RunEvaluator {
         }
     }
 
+    /// Keeps the average's sums of the last `steps` learner steps, for a
+    /// learner that goes back that far ([`PolicyAverage::keep_earlier_sums`]).
+    pub fn keep_earlier_sums(&mut self, steps: u64) {
+        if let Some(average) = &mut self.average {
+            average.keep_earlier_sums(steps);
+        }
+    }
+
     /// Goes on from the average the checkpoint of learner step `step` that
     /// this run resumed from stored; where it holds none, or one that does
     /// not fit this run's settings, says so and starts afresh.
     pub fn resume_average(&mut self, saved: Option<SavedAverage>, step: u64) {
+        match saved {
+            Some(saved) => self.restore_average(saved, &format!("the checkpoint of step {step}")),
+            None if self.average.is_some() && step > 0 => tracing::info!(
+                "the checkpoint of step {step} holds no target_average (written before checkpoints kept it, or by a run that kept none): it starts afresh"
+            ),
+            None => {}
+        }
+    }
+
+    /// Goes on from `saved`, the average's sums as `source` kept them,
+    /// where this run keeps an average; sums that do not fit its settings
+    /// are not used (it says so, and the average starts afresh).
+    pub fn restore_average(&mut self, saved: SavedAverage, source: &str) {
         let tree = self.kinds.tree();
-        let (Some(average), Some(saved)) = (&mut self.average, saved) else {
-            if self.average.is_some() && step > 0 {
-                tracing::info!(
-                    "the checkpoint of step {step} holds no target_average (written before checkpoints kept it, or by a run that kept none): it starts afresh"
-                );
-            }
+        let Some(average) = &mut self.average else {
             return;
         };
         let step = saved.counters.step;
         match average.restore(tree, saved) {
-            Ok(()) => tracing::info!(
-                "target_average goes on from the checkpoint's (newest policy: step {step})"
-            ),
+            Ok(()) => {
+                tracing::info!("target_average goes on from {source} (newest policy: step {step})")
+            }
             Err(why) => {
-                tracing::warn!(
-                    "the checkpoint's target_average is not used ({why}); it starts afresh"
-                )
+                tracing::warn!("{source}'s target_average is not used ({why}); it starts afresh")
             }
         }
     }
 
-    /// The average's sums, for a checkpoint.
+    /// The average's sums, for a checkpoint or `watch`'s sums file.
     pub fn saved_average(&self) -> Option<SavedAverage> {
         self.average.as_ref().and_then(PolicyAverage::saved)
     }

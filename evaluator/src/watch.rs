@@ -8,11 +8,17 @@
 //! error ends the session; the watcher waits with capped exponential backoff
 //! and starts a new one, so it survives learner restarts. A history line
 //! that cannot be written is logged and counted; watching goes on.
+//!
+//! The target's average outlives sessions in memory, the watcher's own
+//! restarts in `target_average.sums.json` beside the history, and a
+//! learner that goes back to its last checkpoint in the sums of the last
+//! two checkpoint intervals.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::EvaluationMode;
 use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
@@ -64,9 +70,13 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
         .build()
         .expect("tokio runtime");
     // The target's average outlives a session: a reconnect (a learner
-    // restart, a timeout) keeps it, and only a learner that went back to
-    // an earlier step starts it afresh.
-    let mut average = None;
+    // restart, a timeout) keeps it, and a learner that went back to an
+    // earlier step finds it in its earlier sums. The first session goes on
+    // from the sums an earlier watcher of this history left.
+    let mut average = CarriedAverage {
+        live: None,
+        saved: read_saved_average(&average_sums_path(&options.history)),
+    };
     run_sessions(
         stop,
         &options.learner,
@@ -75,12 +85,49 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
     );
 }
 
+/// The target's average between sessions.
+struct CarriedAverage {
+    /// The last session's.
+    live: Option<PolicyAverage>,
+    /// The sums an earlier watcher saved, until a session takes them up.
+    saved: Option<SavedAverage>,
+}
+
+/// The sums an earlier watcher saved at `path`: none where there is no
+/// file; one that does not parse as sums is moved aside (kept for the
+/// user) and the average starts afresh. One that cannot be read at all
+/// is left (and overwritten at the next evaluation).
+fn read_saved_average(path: &Path) -> Option<SavedAverage> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(error) => {
+            tracing::error!(file = %path.display(), %error, "cannot read the target's saved average; it starts afresh");
+            return None;
+        }
+    };
+    match serde_json::from_str(&text) {
+        Ok(saved) => Some(saved),
+        Err(error) => {
+            match rnad_common::files::move_aside(path) {
+                Ok(aside) => {
+                    tracing::warn!(file = %path.display(), %error, aside = %aside.display(), "the target's saved average does not parse, moved aside; it starts afresh")
+                }
+                Err(move_error) => {
+                    tracing::error!(file = %path.display(), %error, %move_error, "the target's saved average does not parse and cannot be moved aside; it starts afresh")
+                }
+            }
+            None
+        }
+    }
+}
+
 async fn session(
     options: &WatchOptions,
     stop: &AtomicBool,
     metrics: &EvaluatorMetrics,
     attempt: &mut Attempt<'_, '_>,
-    average: &mut Option<PolicyAverage>,
+    average: &mut CarriedAverage,
 ) -> Result<(), ClientError> {
     let proto::Joined {
         client,
@@ -93,7 +140,14 @@ async fn session(
     let shape = NetShape::for_config(&config);
     let mut evaluator = RunEvaluator::new(&config, shape.clone(), options.panel_policy.as_deref())
         .map_err(|e| ClientError::Other(e.to_string()))?;
-    evaluator.carry_over_average(average.take());
+    evaluator.carry_over_average(average.live.take());
+    if let Some(saved) = average.saved.take() {
+        let sums = average_sums_path(&options.history);
+        evaluator.restore_average(saved, &sums.display().to_string());
+    }
+    // A learner that crashes goes back to its newest checkpoint, or where
+    // that is unreadable to the one before.
+    evaluator.keep_earlier_sums(config.checkpoint.interval_steps.saturating_mul(2));
     attempt.connected();
     let watched = watch_params(
         &client,
@@ -105,7 +159,7 @@ async fn session(
         metrics,
     )
     .await;
-    *average = evaluator.take_average();
+    average.live = evaluator.take_average();
     watched
 }
 
@@ -145,11 +199,7 @@ async fn watch_params(
                 metrics.write_failures_total.inc();
                 tracing::error!(file = %options.history.display(), %error, "cannot append to the history; watching goes on");
             }
-            let average = average_policy_path(&options.history);
-            if let Err(error) = evaluator.write_target_average(&average, &evaluation) {
-                metrics.write_failures_total.inc();
-                tracing::error!(file = %average.display(), %error, "cannot write the target's average; watching goes on");
-            }
+            save_average(evaluator, &evaluation, &options.history, metrics);
             have = Some(params.version);
         }
         let mut left = options.interval;
@@ -162,10 +212,46 @@ async fn watch_params(
     Ok(())
 }
 
+/// Writes the target's average as a policy file and its sums beside the
+/// history, after an exact evaluation (a head-to-head watcher of the same
+/// run leaves them be); a failure is logged and counted, and watching goes
+/// on.
+fn save_average(
+    evaluator: &RunEvaluator,
+    evaluation: &Evaluation,
+    history: &Path,
+    metrics: &EvaluatorMetrics,
+) {
+    let policy = average_policy_path(history);
+    if let Err(error) = evaluator.write_target_average(&policy, evaluation) {
+        metrics.write_failures_total.inc();
+        tracing::error!(file = %policy.display(), %error, "cannot write the target's average; watching goes on");
+    }
+    let Some(saved) = evaluation.exact.as_ref().and(evaluator.saved_average()) else {
+        return;
+    };
+    let sums = average_sums_path(history);
+    let json = serde_json::to_vec(&saved).expect("sums serialise");
+    if let Err(error) = rnad_common::files::write_atomically(&sums, &json) {
+        metrics.write_failures_total.inc();
+        tracing::error!(file = %sums.display(), %error, "cannot save the target's average; watching goes on");
+    }
+}
+
+/// The run directory the history lies in.
+fn run_dir_of(history: &Path) -> RunDir {
+    RunDir::new(history.parent().unwrap_or(Path::new(".")))
+}
+
 /// Where the target's average goes: beside the history, under the name a
 /// run directory gives it.
 fn average_policy_path(history: &Path) -> PathBuf {
-    RunDir::new(history.parent().unwrap_or(Path::new("."))).target_average_policy()
+    run_dir_of(history).target_average_policy()
+}
+
+/// Where its sums go, for a restarted watcher to go on from.
+fn average_sums_path(history: &Path) -> PathBuf {
+    run_dir_of(history).target_average_sums()
 }
 
 /// The parameter sets of `params`, evaluated.
@@ -196,4 +282,55 @@ fn evaluate_params(
     evaluator
         .evaluate(kinds, params.version)
         .map_err(|e| ClientError::Other(format!("evaluating: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rnad_common::checkpoint::AverageCounters;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("rnad-watch-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn saved_sums_are_read_back_exactly() {
+        let path = scratch("sums").join("target_average.sums.json");
+        let saved = SavedAverage {
+            counters: AverageCounters {
+                horizon_steps: 400_000,
+                beta: 2.0,
+                first_step: 100,
+                step: 90_100,
+            },
+            weighted_probs: vec![0.1, 1.0 / 3.0, 2.5e-17, 0.0],
+            weighted_reach: vec![std::f64::consts::PI, 1e-300],
+        };
+        std::fs::write(&path, serde_json::to_vec(&saved).unwrap()).unwrap();
+        assert_eq!(read_saved_average(&path), Some(saved));
+        assert!(path.exists(), "a readable file stays where it is");
+    }
+
+    #[test]
+    fn no_sums_file_starts_afresh() {
+        let path = scratch("none").join("target_average.sums.json");
+        assert_eq!(read_saved_average(&path), None);
+    }
+
+    #[test]
+    fn unreadable_sums_are_moved_aside_not_deleted() {
+        let dir = scratch("unreadable");
+        let path = dir.join("target_average.sums.json");
+        std::fs::write(&path, "{\"counters\": {\"horizon_steps\": 4").unwrap();
+        assert_eq!(read_saved_average(&path), None);
+        assert!(!path.exists());
+        let aside = dir.join("target_average.sums.json.unreadable");
+        assert_eq!(
+            std::fs::read_to_string(aside).unwrap(),
+            "{\"counters\": {\"horizon_steps\": 4"
+        );
+    }
 }

@@ -12,12 +12,20 @@ pub const LONG: Duration = Duration::from_secs(120);
 /// Bound of the waits for things that should happen at once.
 pub const SHORT: Duration = Duration::from_secs(30);
 
-/// Kuhn poker with asynchronous actors and checkpoints every 100 steps,
-/// written to `dir/kuhn.toml`.
+/// Kuhn poker with asynchronous actors, checkpoints every 100 steps and a
+/// `target_average` over 2,000 steps, written to `dir/kuhn.toml`.
 pub fn kuhn_config(dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(workspace().join("configs/kuhn.toml"))
         .unwrap()
-        .replace("interval_steps = 1000", "interval_steps = 100");
+        .replace("interval_steps = 1000", "interval_steps = 100")
+        .replace(
+            "[evaluation]\n",
+            "[evaluation]\naverage_horizon_steps = 2000\n",
+        );
+    assert!(
+        text.contains("average_horizon_steps"),
+        "configs/kuhn.toml has an [evaluation] table"
+    );
     let path = dir.join("kuhn.toml");
     std::fs::write(&path, text).unwrap();
     path

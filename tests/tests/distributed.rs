@@ -3,15 +3,17 @@
 //! real TCP on 127.0.0.1 with ephemeral ports, each exporting metrics.
 //! Every wait is bounded in time.
 
+use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use rnad_tests::cluster::{
     learner_step, newest_checkpoint, start_actor, start_evaluator, start_evaluator_with,
-    start_learner, wait_for_steps, LONG, SHORT,
+    start_learner, wait_for_steps, Learner, LONG, SHORT,
 };
 use rnad_tests::{
     dashboard_queries, free_port, history, labelled, local, promql_metric_names, sample,
-    sample_names, scrape, scratch, wait_for, workspace,
+    sample_names, scrape, scratch, wait_for, workspace, Process,
 };
 
 /// `promtool check metrics` on a scrape.
@@ -145,6 +147,45 @@ fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
         &evaluator_text,
         &panel_text,
     ]);
+    a_restarted_watcher_goes_on_averaging(&dir, learner.port, evaluator);
+}
+
+/// Kills the watcher and starts another on the same history: it goes on
+/// from the average's sums the first left (the same first policy), not
+/// afresh.
+fn a_restarted_watcher_goes_on_averaging(dir: &Path, learner: u16, mut evaluator: Process) {
+    evaluator.signal(libc::SIGKILL);
+    evaluator.wait(SHORT);
+    let before = average_sums(dir);
+    let first_step = before["counters"]["first_step"].as_u64().unwrap();
+    let last_step = before["counters"]["step"].as_u64().unwrap();
+    // The new watcher logs to evaluator.log afresh: keep the first's.
+    std::fs::rename(dir.join("evaluator.log"), dir.join("evaluator-1.log")).unwrap();
+
+    let (restarted, _, _) = start_evaluator_with(dir, learner, "evaluator", &[]);
+    let after = wait_for(
+        "the restarted watcher's sums",
+        LONG,
+        || {
+            let after = average_sums(dir);
+            (after["counters"]["step"].as_u64()? > last_step).then_some(after)
+        },
+        || restarted.stderr(),
+    );
+    assert_eq!(
+        after["counters"]["first_step"].as_u64(),
+        Some(first_step),
+        "the average goes on from the same first policy"
+    );
+    let restored = format!(
+        "target_average goes on from {}",
+        dir.join("target_average.sums.json").display()
+    );
+    assert!(
+        restarted.stderr().contains(&restored),
+        "{}",
+        restarted.stderr()
+    );
 }
 
 /// A watcher in head-to-head mode plays uniform, rules, its policy file and
@@ -294,7 +335,7 @@ fn a_killed_learner_resumes_and_everyone_reconnects() {
     let dir = scratch("distributed_learner_kill");
     let (port, metrics) = (free_port(), free_port());
     let mut learner = start_learner(&dir, port, metrics, "learner-1.log");
-    let (_actor, actor_metrics) = start_actor(&dir, port, 1);
+    let (actor, actor_metrics) = start_actor(&dir, port, 1);
     let (evaluator, _, history_path) = start_evaluator(&dir, port);
     let checkpoints = dir.join("run/checkpoints");
     wait_for(
@@ -303,9 +344,27 @@ fn a_killed_learner_resumes_and_everyone_reconnects() {
         || newest_checkpoint(&checkpoints).filter(|s| *s >= 200),
         || learner.process.stderr(),
     );
+    // Hold the actor so that the learner stops off a checkpoint step and
+    // the watcher evaluates it there: killed, the learner comes back at
+    // its checkpoint, behind the watcher's last evaluation.
+    let stopped_at = hold_off_a_checkpoint(&learner, &actor, &checkpoints);
+    wait_for(
+        "the watcher to evaluate the held learner",
+        LONG,
+        || {
+            let last = history(&history_path).last()?["learner_step"].as_u64()?;
+            (last == stopped_at).then_some(())
+        },
+        || evaluator.stderr(),
+    );
+    let averaged_from = average_sums(&dir)["counters"]["first_step"].as_u64();
     learner.process.signal(libc::SIGKILL);
     learner.process.wait(SHORT);
     let saved = newest_checkpoint(&checkpoints).unwrap();
+    assert!(
+        saved < stopped_at,
+        "checkpoint {saved}, held at {stopped_at}"
+    );
     let evaluated_before = history(&history_path).len();
 
     let restarted = start_learner(&dir, port, metrics, "learner-2.log");
@@ -327,6 +386,35 @@ fn a_killed_learner_resumes_and_everyone_reconnects() {
         "{}",
         restarted.process.stderr()
     );
+    // The watcher sees the learner back at its checkpoint, behind its last
+    // evaluation: the target's average goes on from its sums at or before
+    // that step, from the same first policy, not afresh.
+    wait_for(
+        "the watcher to evaluate the restarted learner",
+        LONG,
+        || {
+            let entries = history(&history_path);
+            (entries.get(evaluated_before)?["learner_step"].as_u64()? == saved).then_some(())
+        },
+        || evaluator.stderr(),
+    );
+    let went_back = format!(
+        "the learner went back from step {stopped_at} to {saved}: target_average goes on from its sums at step"
+    );
+    assert!(
+        evaluator.stderr().contains(&went_back),
+        "{}",
+        evaluator.stderr()
+    );
+    let sums = wait_for(
+        "the watcher's sums of the restarted learner",
+        SHORT,
+        || Some(average_sums(&dir)).filter(|s| s["counters"]["step"].as_u64() == Some(saved)),
+        || evaluator.stderr(),
+    );
+    assert_eq!(sums["counters"]["first_step"].as_u64(), averaged_from);
+
+    actor.signal(libc::SIGCONT);
     wait_for_steps(
         &restarted,
         resumed_at + 50.0,
@@ -336,17 +424,38 @@ fn a_killed_learner_resumes_and_everyone_reconnects() {
         .and_then(|t| sample(&t, "rnad_actor_reconnects_total"))
         .unwrap();
     assert!(reconnects >= 1.0, "the actor reconnected by itself");
-    wait_for(
-        "the evaluator to evaluate the restarted learner",
-        LONG,
-        || {
-            let entries = history(&history_path);
-            (entries.len() > evaluated_before
-                && entries.last()?["learner_step"].as_f64()? >= saved as f64)
-                .then_some(())
-        },
-        || evaluator.stderr(),
-    );
+}
+
+/// Stops `actor` (SIGSTOP) until the learner stands still at a step with
+/// no checkpoint of its own (a few tries; between them the actor runs on
+/// briefly); returns that step.
+fn hold_off_a_checkpoint(learner: &Learner, actor: &Process, checkpoints: &Path) -> u64 {
+    for _ in 0..5 {
+        actor.signal(libc::SIGSTOP);
+        let step = wait_for(
+            "the learner to stand still",
+            SHORT,
+            || {
+                let before = learner_step(learner)?;
+                std::thread::sleep(Duration::from_secs(1));
+                (learner_step(learner)? == before).then_some(before as u64)
+            },
+            || learner.process.stderr(),
+        );
+        if newest_checkpoint(checkpoints) != Some(step) {
+            return step;
+        }
+        actor.signal(libc::SIGCONT);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    panic!("the learner stopped on a checkpoint step five times");
+}
+
+/// The target's average's sums as the watcher of `dir` saved them.
+fn average_sums(dir: &Path) -> serde_json::Value {
+    let path = dir.join("target_average.sums.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]

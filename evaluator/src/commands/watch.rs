@@ -27,7 +27,10 @@ pub struct WatchArgs {
     pub interval: f64,
     /// History file: one JSON line per evaluated version (learner_step,
     /// wall_seconds since the watcher started, samples, and nash_conv per
-    /// kind or head_to_head per opponent).
+    /// kind or head_to_head per opponent). Exact mode writes the target's
+    /// average beside it (target_average.json and its sums,
+    /// target_average.sums.json, which a restarted watcher goes on from):
+    /// one exact watcher per directory.
     #[arg(long)]
     pub history: PathBuf,
     /// Evaluate in this mode (exact or head_to_head) instead of the run's
