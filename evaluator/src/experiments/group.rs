@@ -73,7 +73,7 @@ pub fn group(runs: Vec<Run>) -> Vec<Variant> {
             .collect(),
         None => Vec::new(),
     };
-    let label = |settings: &BTreeMap<String, String>| {
+    let differences = |settings: &BTreeMap<String, String>| {
         differing
             .iter()
             .map(|key| {
@@ -88,14 +88,17 @@ pub fn group(runs: Vec<Run>) -> Vec<Variant> {
     for (settings, run) in &keyed {
         match variants.iter_mut().find(|(s, _)| s == settings) {
             Some((_, variant)) => variant.runs.push(run.clone()),
-            None => variants.push((
-                settings.clone(),
-                Variant {
-                    settings: label(settings),
-                    label: label(settings),
-                    runs: vec![run.clone()],
-                },
-            )),
+            None => {
+                let differences = differences(settings);
+                variants.push((
+                    settings.clone(),
+                    Variant {
+                        label: differences.clone(),
+                        settings: differences,
+                        runs: vec![run.clone()],
+                    },
+                ))
+            }
         }
     }
     let mut variants: Vec<Variant> = variants.into_iter().map(|(_, v)| v).collect();
