@@ -105,6 +105,7 @@ async fn play_session(
         client,
         config,
         hello,
+        ..
     } = proto::join(&options.learner, options.token.as_ref()).await?;
     let shape = NetShape::for_config(&config);
     let mut snapshot = fetch_online(&client, &hello, None, &shape)

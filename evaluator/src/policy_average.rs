@@ -30,15 +30,17 @@
 //! It lives in the evaluator. The local run stores its sums in every
 //! checkpoint, so a resumed run goes on from its checkpoint's average (a
 //! restart does not cost the played policy its history); `watch` keeps it
-//! across reconnects, saves its newest sums beside the history for its own
-//! restarts, and keeps the sums of its last two checkpoint intervals in
-//! memory, so a learner that crashes and goes back to its last checkpoint
-//! finds the average as it stood then
-//! ([`PolicyAverage::keep_earlier_sums`]). Where no earlier sums reach
-//! back far enough (also when the watcher restarted with the learner), it
-//! starts afresh.
+//! across reconnects, saves its sums beside the history for its own
+//! restarts, and keeps the sums as they stood at the learner's last two
+//! checkpoint steps, in memory and in that file, so a learner that crashes
+//! and goes back to its last checkpoint finds the average as it stood then
+//! ([`PolicyAverage::keep_sums_at_checkpoints`]), also when the watcher
+//! restarted with it (a host reboot). Where no kept sums reach back far
+//! enough, it starts afresh.
 
 use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
 
 use rnad_common::checkpoint::{AverageCounters, SavedAverage};
 use rnad_common::game::GameSpec;
@@ -51,6 +53,11 @@ use rnad_common::public_tree::{NodeKind, PublicTree};
 /// average of those.
 pub const HELD_MARGIN: f64 = 0.05;
 
+/// How many of the learner's last checkpoint steps the kept sums cover:
+/// its newest checkpoint, and the one before in case that one is
+/// unreadable and the learner goes back further.
+const CHECKPOINTS_COVERED: usize = 2;
+
 /// The running average of one run's target policy.
 #[derive(Clone, Debug)]
 pub struct PolicyAverage {
@@ -58,11 +65,26 @@ pub struct PolicyAverage {
     horizon_steps: u64,
     beta: f64,
     state: Option<Sums>,
-    /// How far before the newest policy earlier sums are kept (0: none).
-    earlier_steps: u64,
-    /// The sums as they stood at earlier evaluations, oldest first: those
-    /// of the last `earlier_steps` steps and the newest before them.
+    /// The learner's steps between checkpoints, whose sums are kept for a
+    /// learner that goes back to one (0: none kept).
+    checkpoint_interval: u64,
+    /// The sums as they stood at the last checkpoint steps, oldest first:
+    /// for each, those of the newest policy at or before it.
     earlier: VecDeque<Sums>,
+}
+
+/// `watch`'s sums file: the average's sums with the earlier ones it keeps
+/// for a learner that goes back. Written as the newest sums' fields plus
+/// `earlier`, so a file from before the earlier sums were saved reads as
+/// one with none.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedSums {
+    /// The average as it stands.
+    #[serde(flatten)]
+    pub newest: SavedAverage,
+    /// The sums kept at earlier checkpoint steps, oldest first.
+    #[serde(default)]
+    pub earlier: Vec<SavedAverage>,
 }
 
 /// The average's sums: per slot, the weighted own reach times the
@@ -86,19 +108,19 @@ impl PolicyAverage {
             horizon_steps,
             beta,
             state: None,
-            earlier_steps: 0,
+            checkpoint_interval: 0,
             earlier: VecDeque::new(),
         }
     }
 
-    /// Keeps the sums of the last `steps` learner steps of evaluations, so
-    /// a learner that goes back at most that far (to its last checkpoint)
-    /// finds the average as it stood at or before the step it went back
-    /// to. `watch` asks for two checkpoint intervals (one in case the
-    /// newest checkpoint is unreadable); a local run never goes back
+    /// Keeps the sums as they stood at the last two multiples of
+    /// `interval` learner steps (the sums of the newest policy at or before
+    /// each), so a learner that crashes and goes back to its checkpoint
+    /// there finds the average as it stood. `watch` asks for this with the
+    /// run's `checkpoint.interval_steps`; a local run never goes back
     /// within one process and keeps none.
-    pub fn keep_earlier_sums(&mut self, steps: u64) {
-        self.earlier_steps = steps;
+    pub fn keep_sums_at_checkpoints(&mut self, interval: u64) {
+        self.checkpoint_interval = interval;
     }
 
     /// Whether `other` averages the same game with the same horizon and
@@ -114,10 +136,21 @@ impl PolicyAverage {
         self.horizon_steps
     }
 
-    /// Its sums, for a checkpoint or `watch`'s sums file (none before the
-    /// first evaluation).
+    /// Its sums, for a checkpoint (none before the first evaluation).
     pub fn saved(&self) -> Option<SavedAverage> {
-        self.state.as_ref().map(|sums| SavedAverage {
+        self.state.as_ref().map(|sums| self.save(sums))
+    }
+
+    /// Its sums with the earlier ones it keeps, for `watch`'s sums file.
+    pub fn saved_with_earlier(&self) -> Option<SavedSums> {
+        Some(SavedSums {
+            newest: self.saved()?,
+            earlier: self.earlier.iter().map(|sums| self.save(sums)).collect(),
+        })
+    }
+
+    fn save(&self, sums: &Sums) -> SavedAverage {
+        SavedAverage {
             counters: AverageCounters {
                 horizon_steps: self.horizon_steps,
                 beta: self.beta,
@@ -126,7 +159,7 @@ impl PolicyAverage {
             },
             weighted_probs: sums.weighted_probs.clone(),
             weighted_reach: sums.weighted_reach.clone(),
-        })
+        }
     }
 
     /// Goes on from `saved`, the sums a checkpoint (or `watch`'s sums file)
@@ -138,6 +171,49 @@ impl PolicyAverage {
     /// hold (negative, not finite, steps out of order) or do not fit
     /// `tree`.
     pub fn restore(&mut self, tree: &PublicTree, saved: SavedAverage) -> Result<(), String> {
+        self.state = Some(self.sums_from(tree, saved)?);
+        self.earlier.clear();
+        Ok(())
+    }
+
+    /// Takes up `earlier`, the sums kept at the learner's checkpoint steps
+    /// that `watch`'s sums file holds beside the newest, once those are
+    /// restored. Refused, keeping none, where any would be refused by
+    /// [`Self::restore`] or they are not older than the newest, oldest
+    /// first: the newest average stands either way.
+    pub fn restore_earlier(
+        &mut self,
+        tree: &PublicTree,
+        earlier: Vec<SavedAverage>,
+    ) -> Result<(), String> {
+        let Some(newest) = &self.state else {
+            return Err("there is no newest average to go with them".into());
+        };
+        let newest_step = newest.step;
+        let earlier = earlier
+            .into_iter()
+            .enumerate()
+            .map(|(i, kept)| {
+                self.sums_from(tree, kept)
+                    .map_err(|why| format!("its earlier sums #{}: {why}", i + 1))
+            })
+            .collect::<Result<VecDeque<_>, _>>()?;
+        let steps: Vec<u64> = earlier
+            .iter()
+            .map(|s| s.step)
+            .chain([newest_step])
+            .collect();
+        if steps.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Err(format!(
+                "the steps of its earlier sums and its newest, {steps:?}, do not rise"
+            ));
+        }
+        self.earlier = earlier;
+        Ok(())
+    }
+
+    /// `saved` as this average's sums, where they fit it and `tree`.
+    fn sums_from(&self, tree: &PublicTree, saved: SavedAverage) -> Result<Sums, String> {
         let c = &saved.counters;
         if c.horizon_steps != self.horizon_steps || c.beta != self.beta {
             return Err(format!(
@@ -171,14 +247,12 @@ impl PolicyAverage {
                 tree.num_info_slots()
             ));
         }
-        self.state = Some(Sums {
+        Ok(Sums {
             first_step: c.first_step,
             step: c.step,
             weighted_probs: saved.weighted_probs,
             weighted_reach: saved.weighted_reach,
-        });
-        self.earlier.clear();
-        Ok(())
+        })
     }
 
     /// The average so far (none before the first evaluation) and the
@@ -196,15 +270,16 @@ impl PolicyAverage {
     pub fn add(&mut self, tree: &PublicTree, step: u64, target: &TabularPolicy) -> TabularPolicy {
         let policy = drop_held_actions(tree, target, self.beta);
         let reach = own_reach(tree, &policy);
-        if self.state.as_ref().is_some_and(|sums| step < sums.step) {
-            self.go_back(step);
-        }
-        // Here the newest policy averaged is at or before `step`.
+        self.learner_went_back_to(step);
+        // Here the newest policy averaged is at or before `step`; where a
+        // checkpoint step lies between the two, its sums are those the
+        // learner finds there if it goes back.
         if let Some(sums) = &self.state {
-            if step > sums.step && self.earlier_steps > 0 {
+            if self.checkpoint_interval > 0
+                && sums.step.next_multiple_of(self.checkpoint_interval) < step
+            {
                 self.earlier.push_back(sums.clone());
-                let cutoff = step.saturating_sub(self.earlier_steps);
-                while self.earlier.len() > 1 && self.earlier[1].step <= cutoff {
+                if self.earlier.len() > CHECKPOINTS_COVERED {
                     self.earlier.pop_front();
                 }
             }
@@ -236,6 +311,16 @@ impl PolicyAverage {
             }
         }
         sums.policy(tree)
+    }
+
+    /// The learner went back to its checkpoint at `step` (a new learner
+    /// process said so): where the average holds policies after it, it
+    /// goes back as [`Self::add`] does when it sees a step before its
+    /// newest, also where the learner has trained past that newest since.
+    pub fn learner_went_back_to(&mut self, step: u64) {
+        if self.state.as_ref().is_some_and(|sums| step < sums.step) {
+            self.go_back(step);
+        }
     }
 
     /// The learner went back to `step`: the newest earlier sums at or
@@ -520,47 +605,51 @@ mod tests {
         assert!((bet_at(&tree, &restarted, "0") - 0.2).abs() < 1e-12);
     }
 
+    /// A Kuhn policy that bets more the larger `i`.
+    fn numbered(tree: &PublicTree, i: u64) -> TabularPolicy {
+        betting(tree, |s| 0.05 * i as f64 + if s == "0" { 0.1 } else { 0.2 })
+    }
+
+    /// The average of the policies numbered `0..=last` at steps `100 · i`,
+    /// then `next` at `step`: what a straight run gives.
+    fn straight(tree: &PublicTree, last: u64, step: u64, next: &TabularPolicy) -> TabularPolicy {
+        let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        for i in 0..=last {
+            average.add(tree, 100 * i, &numbered(tree, i));
+        }
+        average.add(tree, step, next)
+    }
+
     #[test]
     fn a_learner_that_goes_back_finds_the_average_as_it_stood() {
         let tree = kuhn();
-        let policy = |i: u64| {
-            betting(&tree, |s| {
-                0.05 * i as f64 + if s == "0" { 0.1 } else { 0.2 }
-            })
-        };
-        // Evaluations every 100 steps to 700; the sums of the last 300
-        // steps kept.
+        // Evaluations every 100 steps to 700, checkpoints every 250: the
+        // sums kept are those of the newest policy at or before the last
+        // two checkpoints, 500 (step 500's) and 250 (step 200's).
         let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
-        average.keep_earlier_sums(300);
+        average.keep_sums_at_checkpoints(250);
         for i in 0..=7 {
-            average.add(&tree, 100 * i, &policy(i));
+            average.add(&tree, 100 * i, &numbered(&tree, i));
         }
         let kept: Vec<u64> = average.earlier.iter().map(|s| s.step).collect();
-        assert_eq!(kept, [400, 500, 600], "the last 300 steps and no more");
-        // The learner went back to its checkpoint at 400 and trained to
-        // 450: the average goes on from its sums at 400, exactly as one
-        // that never saw steps 500–700.
-        let mut straight = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
-        for i in 0..=4 {
-            straight.add(&tree, 100 * i, &policy(i));
-        }
-        let next = policy(9);
-        let went_back = average.add(&tree, 450, &next);
-        assert_eq!(went_back.probs(), straight.add(&tree, 450, &next).probs());
-        assert_eq!(average.saved(), straight.saved());
-        // It crashes again before its next checkpoint: back at 400 once
-        // more, the sums of 400 are still there.
-        let again = policy(10);
+        assert_eq!(kept, [200, 500], "the last two checkpoints and no more");
+        // The learner went back to its checkpoint at 500 and trained to
+        // 550: the average goes on from its sums at 500, exactly as one
+        // that never saw steps 600 and 700.
+        let next = numbered(&tree, 9);
+        let went_back = average.add(&tree, 550, &next);
+        assert_eq!(went_back.probs(), straight(&tree, 5, 550, &next).probs());
+        // It crashes again before its next checkpoint: back at 500 once
+        // more, the sums of 500 are still there.
+        let again = numbered(&tree, 10);
         assert_eq!(
-            average.add(&tree, 420, &again).probs(),
-            {
-                let mut replay = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
-                for i in 0..=4 {
-                    replay.add(&tree, 100 * i, &policy(i));
-                }
-                replay.add(&tree, 420, &again)
-            }
-            .probs()
+            average.add(&tree, 520, &again).probs(),
+            straight(&tree, 5, 520, &again).probs()
+        );
+        // Its checkpoint at 500 unreadable, it goes back to 250.
+        assert_eq!(
+            average.add(&tree, 260, &again).probs(),
+            straight(&tree, 2, 260, &again).probs()
         );
         // Further back than anything kept: afresh, the policy alone.
         let afresh = average.add(&tree, 150, &next);
@@ -568,16 +657,75 @@ mod tests {
         assert_eq!(average.saved().unwrap().counters.first_step, 150);
         // However long it runs, it keeps a bounded number of sums.
         for i in 2..200 {
-            average.add(&tree, 100 * i + 50, &policy(i % 7));
+            average.add(&tree, 100 * i + 50, &numbered(&tree, i % 7));
         }
-        assert_eq!(average.earlier.len(), 3);
+        assert_eq!(average.earlier.len(), CHECKPOINTS_COVERED);
         // With none kept (a local run), going back starts afresh.
         let mut local = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
         for i in 0..=7 {
-            local.add(&tree, 100 * i, &policy(i));
+            local.add(&tree, 100 * i, &numbered(&tree, i));
         }
         assert!(local.earlier.is_empty());
         assert_eq!(local.add(&tree, 450, &next).probs(), next.probs());
+    }
+
+    #[test]
+    fn saved_with_its_earlier_sums_an_average_goes_back_as_the_one_it_was_saved_from() {
+        // A watcher restarted together with a crashed learner (a host
+        // reboot) has only what it saved.
+        let tree = kuhn();
+        let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        average.keep_sums_at_checkpoints(250);
+        for i in 0..=7 {
+            average.add(&tree, 100 * i, &numbered(&tree, i));
+        }
+        let saved = average.saved_with_earlier().unwrap();
+        let steps: Vec<u64> = saved.earlier.iter().map(|s| s.counters.step).collect();
+        assert_eq!((steps, saved.newest.counters.step), (vec![200, 500], 700));
+        let json = serde_json::to_string(&saved).unwrap();
+        let read: SavedSums = serde_json::from_str(&json).unwrap();
+        assert_eq!(read, saved, "the file reads back bit for bit");
+        let mut restarted = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        restarted.keep_sums_at_checkpoints(250);
+        restarted.restore(&tree, read.newest).unwrap();
+        restarted.restore_earlier(&tree, read.earlier).unwrap();
+        let mut told = restarted.clone();
+        let next = numbered(&tree, 9);
+        assert_eq!(
+            restarted.add(&tree, 510, &next).probs(),
+            straight(&tree, 5, 510, &next).probs()
+        );
+        // A new learner process that resumed at 500 and trained past 700
+        // before the watcher looked: told so, the average goes back all
+        // the same; told of a step at or past its newest, it stays.
+        told.learner_went_back_to(700);
+        assert_eq!(told.saved(), Some(saved.newest.clone()));
+        told.learner_went_back_to(500);
+        assert_eq!(
+            told.add(&tree, 900, &next).probs(),
+            straight(&tree, 5, 900, &next).probs()
+        );
+        // Sums kept out of order, or one that does not fit, are refused
+        // together; the newest average stands.
+        let mut fresh = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        let why = fresh
+            .restore_earlier(&tree, saved.earlier.clone())
+            .unwrap_err();
+        assert!(why.contains("no newest average"), "{why}");
+        fresh.restore(&tree, saved.newest.clone()).unwrap();
+        let mut disordered = saved.earlier.clone();
+        disordered.reverse();
+        let why = fresh.restore_earlier(&tree, disordered).unwrap_err();
+        assert!(why.contains("[500, 200, 700]"), "{why}");
+        let mut damaged = saved.earlier.clone();
+        damaged[1].weighted_probs[0] = -1.0;
+        let why = fresh.restore_earlier(&tree, damaged).unwrap_err();
+        assert!(
+            why.contains("earlier sums #2") && why.contains("-1"),
+            "{why}"
+        );
+        assert!(fresh.earlier.is_empty());
+        assert_eq!(fresh.saved(), Some(saved.newest));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use rnad_common::public_tree::PublicTree;
 use crate::error::EvaluatorError;
 use crate::kinds::{KindEvaluator, KindReports, PolicyKinds};
 use crate::panel::Panel;
-use crate::policy_average::PolicyAverage;
+use crate::policy_average::{PolicyAverage, SavedSums};
 use crate::policy_file::{policy_file_json, write_policy_file};
 
 /// The evaluator of one run.
@@ -105,11 +105,20 @@ impl RunEvaluator {
         }
     }
 
-    /// Keeps the average's sums of the last `steps` learner steps, for a
-    /// learner that goes back that far ([`PolicyAverage::keep_earlier_sums`]).
-    pub fn keep_earlier_sums(&mut self, steps: u64) {
+    /// Keeps the average's sums at the learner's last checkpoint steps,
+    /// for a learner that goes back to one
+    /// ([`PolicyAverage::keep_sums_at_checkpoints`]).
+    pub fn keep_sums_at_checkpoints(&mut self, interval: u64) {
         if let Some(average) = &mut self.average {
-            average.keep_earlier_sums(steps);
+            average.keep_sums_at_checkpoints(interval);
+        }
+    }
+
+    /// A new learner process went on from its checkpoint at `step`: the
+    /// average goes back with it ([`PolicyAverage::learner_went_back_to`]).
+    pub fn learner_went_back_to(&mut self, step: u64) {
+        if let Some(average) = &mut self.average {
+            average.learner_went_back_to(step);
         }
     }
 
@@ -118,7 +127,13 @@ impl RunEvaluator {
     /// not fit this run's settings, says so and starts afresh.
     pub fn resume_average(&mut self, saved: Option<SavedAverage>, step: u64) {
         match saved {
-            Some(saved) => self.restore_average(saved, &format!("the checkpoint of step {step}")),
+            Some(newest) => self.restore_average(
+                SavedSums {
+                    newest,
+                    earlier: Vec::new(),
+                },
+                &format!("the checkpoint of step {step}"),
+            ),
             None if self.average.is_some() && step > 0 => tracing::info!(
                 "the checkpoint of step {step} holds no target_average (written before checkpoints kept it, or by a run that kept none): it starts afresh"
             ),
@@ -128,26 +143,46 @@ impl RunEvaluator {
 
     /// Goes on from `saved`, the average's sums as `source` kept them,
     /// where this run keeps an average; sums that do not fit its settings
-    /// are not used (it says so, and the average starts afresh).
-    pub fn restore_average(&mut self, saved: SavedAverage, source: &str) {
+    /// are not used (it says so, and the average starts afresh). Earlier
+    /// sums that are refused leave the newest standing: a learner that
+    /// goes back then starts it afresh.
+    pub fn restore_average(&mut self, saved: SavedSums, source: &str) {
         let tree = self.kinds.tree();
         let Some(average) = &mut self.average else {
             return;
         };
-        let step = saved.counters.step;
-        match average.restore(tree, saved) {
-            Ok(()) => {
-                tracing::info!("target_average goes on from {source} (newest policy: step {step})")
-            }
-            Err(why) => {
-                tracing::warn!("{source}'s target_average is not used ({why}); it starts afresh")
-            }
+        let step = saved.newest.counters.step;
+        if let Err(why) = average.restore(tree, saved.newest) {
+            tracing::warn!("{source}'s target_average is not used ({why}); it starts afresh");
+            return;
+        }
+        let restored = format!("target_average goes on from {source} (newest policy: step {step}");
+        if saved.earlier.is_empty() {
+            tracing::info!("{restored})");
+            return;
+        }
+        let earlier: Vec<u64> = saved.earlier.iter().map(|s| s.counters.step).collect();
+        match average.restore_earlier(tree, saved.earlier) {
+            Ok(()) => tracing::info!(
+                "{restored}; sums kept for a learner that goes back: steps {earlier:?})"
+            ),
+            Err(why) => tracing::warn!(
+                "{restored}), without the sums it kept for a learner that goes back ({why})"
+            ),
         }
     }
 
-    /// The average's sums, for a checkpoint or `watch`'s sums file.
+    /// The average's sums, for a checkpoint.
     pub fn saved_average(&self) -> Option<SavedAverage> {
         self.average.as_ref().and_then(PolicyAverage::saved)
+    }
+
+    /// The average's sums with the earlier ones it keeps, for `watch`'s
+    /// sums file.
+    pub fn saved_sums(&self) -> Option<SavedSums> {
+        self.average
+            .as_ref()
+            .and_then(PolicyAverage::saved_with_earlier)
     }
 
     /// The average, for a later evaluator of the run to continue.

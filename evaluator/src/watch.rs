@@ -9,26 +9,29 @@
 //! and starts a new one, so it survives learner restarts. A history line
 //! that cannot be written is logged and counted; watching goes on.
 //!
-//! The target's average outlives sessions in memory, the watcher's own
-//! restarts in `target_average.sums.json` beside the history, and a
-//! learner that goes back to its last checkpoint in the sums of the last
-//! two checkpoint intervals.
+//! The target's average outlives sessions in memory and the watcher's own
+//! restarts in `target_average.sums.json` beside the history. A learner
+//! that restarts from its checkpoint is a new process (its
+//! [`Incarnation`]); the average goes back to the sums it kept at that
+//! checkpoint step (those of the last two are kept, in that file too), so
+//! neither a learner crash nor a host reboot that restarts both costs it
+//! more than the steps the learner lost.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::EvaluationMode;
 use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::handshake::Token;
-use rnad_common::proto::{self, ClientError, ParamKind, Params};
+use rnad_common::proto::{self, ClientError, Incarnation, ParamKind, Params};
 use rnad_common::run_dir::RunDir;
+use serde::{Deserialize, Serialize};
 
 use crate::kinds::PolicyKinds;
 use crate::metrics::EvaluatorMetrics;
-use crate::policy_average::PolicyAverage;
+use crate::policy_average::{PolicyAverage, SavedSums};
 use crate::run_eval::{Evaluation, RunEvaluator};
 
 /// Granularity of the wait between looks, so a stop is seen promptly.
@@ -70,12 +73,14 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
         .build()
         .expect("tokio runtime");
     // The target's average outlives a session: a reconnect (a learner
-    // restart, a timeout) keeps it, and a learner that went back to an
-    // earlier step finds it in its earlier sums. The first session goes on
-    // from the sums an earlier watcher of this history left.
+    // restart, a timeout) keeps it, and a learner that went back to its
+    // checkpoint finds it in the sums kept there. The first session goes
+    // on from the sums an earlier watcher of this history left.
+    let file = read_saved_average(&average_sums_path(&options.history));
     let mut average = CarriedAverage {
         live: None,
-        saved: read_saved_average(&average_sums_path(&options.history)),
+        learner: file.as_ref().and_then(|file| file.learner),
+        saved: file.map(|file| file.sums),
     };
     run_sessions(
         stop,
@@ -90,14 +95,27 @@ struct CarriedAverage {
     /// The last session's.
     live: Option<PolicyAverage>,
     /// The sums an earlier watcher saved, until a session takes them up.
-    saved: Option<SavedAverage>,
+    saved: Option<SavedSums>,
+    /// The learner process whose policies it averaged last.
+    learner: Option<Incarnation>,
+}
+
+/// `target_average.sums.json`: the average's sums and the learner process
+/// whose policies they hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct SumsFile {
+    #[serde(flatten)]
+    sums: SavedSums,
+    /// Absent in files from before it was saved.
+    #[serde(default)]
+    learner: Option<Incarnation>,
 }
 
 /// The sums an earlier watcher saved at `path`: none where there is no
 /// file; one that does not parse as sums is moved aside (kept for the
 /// user) and the average starts afresh. One that cannot be read at all
 /// is left (and overwritten at the next evaluation).
-fn read_saved_average(path: &Path) -> Option<SavedAverage> {
+fn read_saved_average(path: &Path) -> Option<SumsFile> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
@@ -129,16 +147,13 @@ async fn session(
     attempt: &mut Attempt<'_, '_>,
     average: &mut CarriedAverage,
 ) -> Result<(), ClientError> {
-    let proto::Joined {
-        client,
-        mut config,
-        hello,
-    } = proto::join(&options.learner, options.token.as_ref()).await?;
+    let mut joined = proto::join(&options.learner, options.token.as_ref()).await?;
     if let Some(mode) = options.mode {
-        config.evaluation.mode = mode;
+        joined.config.evaluation.mode = mode;
     }
-    let shape = NetShape::for_config(&config);
-    let mut evaluator = RunEvaluator::new(&config, shape.clone(), options.panel_policy.as_deref())
+    let (config, learner) = (&joined.config, joined.learner);
+    let shape = NetShape::for_config(config);
+    let mut evaluator = RunEvaluator::new(config, shape.clone(), options.panel_policy.as_deref())
         .map_err(|e| ClientError::Other(e.to_string()))?;
     evaluator.carry_over_average(average.live.take());
     if let Some(saved) = average.saved.take() {
@@ -147,27 +162,26 @@ async fn session(
     }
     // A learner that crashes goes back to its newest checkpoint, or where
     // that is unreadable to the one before.
-    evaluator.keep_earlier_sums(config.checkpoint.interval_steps.saturating_mul(2));
+    evaluator.keep_sums_at_checkpoints(config.checkpoint.interval_steps);
+    // A new learner process went on from its checkpoint, maybe past the
+    // newest policy averaged by now: the average goes back with it.
+    if average
+        .learner
+        .is_some_and(|before| before.id != learner.id)
+    {
+        evaluator.learner_went_back_to(learner.resumed_at_step);
+    }
+    average.learner = Some(learner);
     attempt.connected();
-    let watched = watch_params(
-        &client,
-        &hello,
-        &shape,
-        &mut evaluator,
-        options,
-        stop,
-        metrics,
-    )
-    .await;
+    let watched = watch_params(&joined, &shape, &mut evaluator, options, stop, metrics).await;
     average.live = evaluator.take_average();
     watched
 }
 
-/// Evaluates each new version of the learner's parameters until `stop` is
-/// set or the connection fails.
+/// Evaluates each new version of the joined learner's parameters until
+/// `stop` is set or the connection fails.
 async fn watch_params(
-    client: &proto::LearnerServiceClient,
-    hello: &proto::Hello,
+    joined: &proto::Joined,
     shape: &NetShape,
     evaluator: &mut RunEvaluator,
     options: &WatchOptions,
@@ -176,10 +190,11 @@ async fn watch_params(
 ) -> Result<(), ClientError> {
     let mut have = None;
     while !stop.load(Ordering::SeqCst) {
-        let reply = client
+        let reply = joined
+            .client
             .fetch_params(
                 proto::context(),
-                hello.clone(),
+                joined.hello.clone(),
                 have,
                 ParamKind::ALL.to_vec(),
             )
@@ -199,7 +214,13 @@ async fn watch_params(
                 metrics.write_failures_total.inc();
                 tracing::error!(file = %options.history.display(), %error, "cannot append to the history; watching goes on");
             }
-            save_average(evaluator, &evaluation, &options.history, metrics);
+            save_average(
+                evaluator,
+                &evaluation,
+                joined.learner,
+                &options.history,
+                metrics,
+            );
             have = Some(params.version);
         }
         let mut left = options.interval;
@@ -219,6 +240,7 @@ async fn watch_params(
 fn save_average(
     evaluator: &RunEvaluator,
     evaluation: &Evaluation,
+    learner: Incarnation,
     history: &Path,
     metrics: &EvaluatorMetrics,
 ) {
@@ -227,11 +249,15 @@ fn save_average(
         metrics.write_failures_total.inc();
         tracing::error!(file = %policy.display(), %error, "cannot write the target's average; watching goes on");
     }
-    let Some(saved) = evaluation.exact.as_ref().and(evaluator.saved_average()) else {
+    let Some(saved) = evaluation.exact.as_ref().and(evaluator.saved_sums()) else {
         return;
     };
+    let file = SumsFile {
+        sums: saved,
+        learner: Some(learner),
+    };
     let sums = average_sums_path(history);
-    let json = serde_json::to_vec(&saved).expect("sums serialise");
+    let json = serde_json::to_vec(&file).expect("sums serialise");
     if let Err(error) = rnad_common::files::write_atomically(&sums, &json) {
         metrics.write_failures_total.inc();
         tracing::error!(file = %sums.display(), %error, "cannot save the target's average; watching goes on");
@@ -287,7 +313,7 @@ fn evaluate_params(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rnad_common::checkpoint::AverageCounters;
+    use rnad_common::checkpoint::{AverageCounters, SavedAverage};
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("rnad-watch-{name}-{}", std::process::id()));
@@ -296,22 +322,49 @@ mod tests {
         dir
     }
 
-    #[test]
-    fn saved_sums_are_read_back_exactly() {
-        let path = scratch("sums").join("target_average.sums.json");
-        let saved = SavedAverage {
+    fn sums_at(first_step: u64, step: u64, probs: Vec<f64>) -> SavedAverage {
+        SavedAverage {
             counters: AverageCounters {
                 horizon_steps: 400_000,
                 beta: 2.0,
-                first_step: 100,
-                step: 90_100,
+                first_step,
+                step,
             },
-            weighted_probs: vec![0.1, 1.0 / 3.0, 2.5e-17, 0.0],
+            weighted_probs: probs,
             weighted_reach: vec![std::f64::consts::PI, 1e-300],
+        }
+    }
+
+    #[test]
+    fn saved_sums_are_read_back_exactly() {
+        let path = scratch("sums").join("target_average.sums.json");
+        let saved = SumsFile {
+            sums: SavedSums {
+                newest: sums_at(100, 90_100, vec![0.1, 1.0 / 3.0, 2.5e-17, 0.0]),
+                earlier: vec![
+                    sums_at(100, 88_000, vec![0.2, 2.0 / 3.0, 1e-20, 0.0]),
+                    sums_at(100, 89_050, vec![0.3, 1.0 / 7.0, 0.0, 5e-324]),
+                ],
+            },
+            learner: Some(Incarnation {
+                id: u64::MAX - 7,
+                resumed_at_step: 88_000,
+            }),
         };
         std::fs::write(&path, serde_json::to_vec(&saved).unwrap()).unwrap();
         assert_eq!(read_saved_average(&path), Some(saved));
         assert!(path.exists(), "a readable file stays where it is");
+    }
+
+    #[test]
+    fn a_sums_file_of_newest_sums_only_reads_as_none_kept_of_no_known_learner() {
+        let path = scratch("newest-only").join("target_average.sums.json");
+        let newest = sums_at(100, 90_100, vec![0.1, 1.0 / 3.0]);
+        std::fs::write(&path, serde_json::to_vec(&newest).unwrap()).unwrap();
+        let read = read_saved_average(&path).expect("the older file parses");
+        assert_eq!(read.sums.newest, newest);
+        assert!(read.sums.earlier.is_empty());
+        assert_eq!(read.learner, None);
     }
 
     #[test]

@@ -26,8 +26,8 @@ use rnad_common::net::ParamSet;
 use rnad_common::proto::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
 use rnad_common::proto::handshake::{self, AnswerError, Token};
 use rnad_common::proto::{
-    config_hash, config_identity, Hello, LearnerService, ParamKind, Params, ProtoError, RunInfo,
-    SubmitAck, WireParams, PROTOCOL_VERSION,
+    config_hash, config_identity, Hello, Incarnation, LearnerService, ParamKind, Params,
+    ProtoError, RunInfo, SubmitAck, WireParams, PROTOCOL_VERSION,
 };
 use rnad_common::trajectory::{Dims, Trajectory};
 use tarpc::context::Context;
@@ -93,6 +93,8 @@ pub struct Published {
 pub struct Hub {
     config: Config,
     hash: u64,
+    /// This process, as clients tell it from the one before.
+    incarnation: Incarnation,
     dims: Dims,
     published: RwLock<Arc<Published>>,
     queue: Sender<Trajectory>,
@@ -115,6 +117,7 @@ impl Hub {
         metrics.step.set(initial.version as i64);
         let hub = Hub {
             hash: config_hash(config),
+            incarnation: Incarnation::new(initial.version),
             dims: Dims {
                 obs: game.information_state_tensor_size(),
                 actions: game.num_distinct_actions(),
@@ -211,6 +214,7 @@ impl LearnerService for Service {
             config_toml: self.0.config.to_toml(),
             config_hash: self.0.hash,
             version: self.0.latest().version,
+            learner: self.0.incarnation,
         })
     }
 

@@ -334,9 +334,9 @@ fn a_killed_actor_is_survived_and_a_new_one_is_used() {
 fn a_killed_learner_resumes_and_everyone_reconnects() {
     let dir = scratch("distributed_learner_kill");
     let (port, metrics) = (free_port(), free_port());
-    let mut learner = start_learner(&dir, port, metrics, "learner-1.log");
+    let learner = start_learner(&dir, port, metrics, "learner-1.log");
     let (actor, actor_metrics) = start_actor(&dir, port, 1);
-    let (evaluator, _, history_path) = start_evaluator(&dir, port);
+    let (watcher, _, history_path) = start_evaluator(&dir, port);
     let checkpoints = dir.join("run/checkpoints");
     wait_for(
         "a checkpoint at step 200 or later",
@@ -344,86 +344,168 @@ fn a_killed_learner_resumes_and_everyone_reconnects() {
         || newest_checkpoint(&checkpoints).filter(|s| *s >= 200),
         || learner.process.stderr(),
     );
-    // Hold the actor so that the learner stops off a checkpoint step and
-    // the watcher evaluates it there: killed, the learner comes back at
-    // its checkpoint, behind the watcher's last evaluation.
-    let stopped_at = hold_off_a_checkpoint(&learner, &actor, &checkpoints);
-    wait_for(
-        "the watcher to evaluate the held learner",
+    let averaged_from = wait_for(
+        "the watcher's first sums",
         LONG,
         || {
-            let last = history(&history_path).last()?["learner_step"].as_u64()?;
-            (last == stopped_at).then_some(())
+            let sums = dir.join("target_average.sums.json");
+            sums.exists()
+                .then(|| average_sums(&dir)["counters"]["first_step"].as_u64())
         },
-        || evaluator.stderr(),
+        || watcher.stderr(),
     );
-    let averaged_from = average_sums(&dir)["counters"]["first_step"].as_u64();
-    learner.process.signal(libc::SIGKILL);
-    learner.process.wait(SHORT);
-    let saved = newest_checkpoint(&checkpoints).unwrap();
-    assert!(
-        saved < stopped_at,
-        "checkpoint {saved}, held at {stopped_at}"
-    );
-    let evaluated_before = history(&history_path).len();
-
-    let restarted = start_learner(&dir, port, metrics, "learner-2.log");
-    let resumed_at = wait_for(
-        "the restarted learner's step",
-        LONG,
-        || learner_step(&restarted),
-        || restarted.process.stderr(),
-    );
-    assert!(
-        resumed_at >= saved as f64,
-        "resumed at {resumed_at}, last checkpoint {saved}"
-    );
-    assert!(
-        restarted
-            .process
-            .stderr()
-            .contains(&format!("(step {saved})")),
-        "{}",
-        restarted.process.stderr()
-    );
-    // The watcher sees the learner back at its checkpoint, behind its last
-    // evaluation: the target's average goes on from its sums at or before
-    // that step, from the same first policy, not afresh.
-    wait_for(
-        "the watcher to evaluate the restarted learner",
-        LONG,
-        || {
-            let entries = history(&history_path);
-            (entries.get(evaluated_before)?["learner_step"].as_u64()? == saved).then_some(())
-        },
-        || evaluator.stderr(),
-    );
-    let went_back = format!(
-        "the learner went back from step {stopped_at} to {saved}: target_average goes on from its sums at step"
-    );
-    assert!(
-        evaluator.stderr().contains(&went_back),
-        "{}",
-        evaluator.stderr()
-    );
-    let sums = wait_for(
-        "the watcher's sums of the restarted learner",
-        SHORT,
-        || Some(average_sums(&dir)).filter(|s| s["counters"]["step"].as_u64() == Some(saved)),
-        || evaluator.stderr(),
-    );
-    assert_eq!(sums["counters"]["first_step"].as_u64(), averaged_from);
-
-    actor.signal(libc::SIGCONT);
+    let crash = Crash {
+        dir: &dir,
+        port,
+        metrics,
+        actor: &actor,
+        history: &history_path,
+        averaged_from,
+    };
+    // The learner crashes: the watcher, still running, finds the average
+    // as it stood at the learner's checkpoint in memory.
+    let (learner, watcher, resumed_at) =
+        crash.off_a_checkpoint(learner, watcher, "learner-2.log", false);
     wait_for_steps(
-        &restarted,
+        &learner,
         resumed_at + 50.0,
         "training to go on after the restart",
+    );
+    // A host reboot: learner and watcher die together, and the watcher
+    // finds it in the sums it saved.
+    let (learner, _watcher, resumed_at) =
+        crash.off_a_checkpoint(learner, watcher, "learner-3.log", true);
+    wait_for_steps(
+        &learner,
+        resumed_at + 50.0,
+        "training to go on after the reboot",
     );
     let reconnects = scrape(actor_metrics)
         .and_then(|t| sample(&t, "rnad_actor_reconnects_total"))
         .unwrap();
-    assert!(reconnects >= 1.0, "the actor reconnected by itself");
+    assert!(reconnects >= 2.0, "the actor reconnected by itself, twice");
+}
+
+/// A Kuhn cluster of one learner, one actor and one watcher, whose
+/// learner is made to crash off a checkpoint step.
+struct Crash<'a> {
+    dir: &'a Path,
+    port: u16,
+    metrics: u16,
+    actor: &'a Process,
+    history: &'a Path,
+    /// The first step of the watcher's average, which no crash changes.
+    averaged_from: Option<u64>,
+}
+
+impl Crash<'_> {
+    /// Holds the actor until the learner stands still off a checkpoint
+    /// step and the watcher has saved its average there, SIGKILLs the
+    /// learner and starts it again, logging to `log`: back at its
+    /// checkpoint, behind the watcher's last evaluation, the learner's
+    /// target average goes on from its sums at or before that step, from
+    /// the same first policy, not afresh. The watcher evaluates the
+    /// restarted learner at its checkpoint step; with `reboot` the watcher
+    /// dies with the learner and is started again only once the learner
+    /// has trained past the average's newest policy, so only the learner's
+    /// new incarnation tells it the learner went back. Returns the new
+    /// learner, the watcher and the step the learner resumed at.
+    fn off_a_checkpoint(
+        &self,
+        mut learner: Learner,
+        mut watcher: Process,
+        log: &str,
+        reboot: bool,
+    ) -> (Learner, Process, f64) {
+        let checkpoints = self.dir.join("run/checkpoints");
+        let stopped_at = hold_off_a_checkpoint(&learner, self.actor, &checkpoints);
+        wait_for(
+            "the watcher to save its average of the held learner",
+            LONG,
+            || {
+                let step = average_sums(self.dir)["counters"]["step"].as_u64();
+                (step == Some(stopped_at)).then_some(())
+            },
+            || watcher.stderr(),
+        );
+        learner.process.signal(libc::SIGKILL);
+        learner.process.wait(SHORT);
+        if reboot {
+            watcher.signal(libc::SIGKILL);
+            watcher.wait(SHORT);
+        }
+        let saved = newest_checkpoint(&checkpoints).unwrap();
+        assert!(
+            saved < stopped_at,
+            "checkpoint {saved}, held at {stopped_at}"
+        );
+        let evaluated_before = history(self.history).len();
+
+        let restarted = start_learner(self.dir, self.port, self.metrics, log);
+        let resumed_at = wait_for(
+            "the restarted learner's step",
+            LONG,
+            || learner_step(&restarted),
+            || restarted.process.stderr(),
+        );
+        assert_eq!(resumed_at, saved as f64, "the actor is held");
+        assert!(
+            restarted
+                .process
+                .stderr()
+                .contains(&format!("(step {saved})")),
+            "{}",
+            restarted.process.stderr()
+        );
+        if reboot {
+            self.actor.signal(libc::SIGCONT);
+            wait_for_steps(
+                &restarted,
+                stopped_at as f64,
+                "the restarted learner to pass the average's newest policy",
+            );
+            // The new watcher logs to evaluator.log afresh: keep the first's.
+            std::fs::rename(
+                self.dir.join("evaluator.log"),
+                self.dir.join(format!("evaluator-before-{log}")),
+            )
+            .unwrap();
+            watcher = start_evaluator(self.dir, self.port).0;
+        }
+        let evaluated_at = wait_for(
+            "the watcher to evaluate the restarted learner",
+            LONG,
+            || history(self.history).get(evaluated_before)?["learner_step"].as_u64(),
+            || watcher.stderr(),
+        );
+        if reboot {
+            assert!(evaluated_at > stopped_at, "evaluated at {evaluated_at}");
+            let kept = "sums kept for a learner that goes back: steps [";
+            assert!(watcher.stderr().contains(kept), "{}", watcher.stderr());
+        } else {
+            assert_eq!(evaluated_at, saved, "the actor is held");
+        }
+        let went_back = format!(
+            "the learner went back from step {stopped_at} to {saved}: target_average goes on from its sums at step"
+        );
+        assert!(
+            watcher.stderr().contains(&went_back),
+            "{}",
+            watcher.stderr()
+        );
+        let sums = wait_for(
+            "the watcher's sums of the restarted learner",
+            SHORT,
+            || {
+                let sums = average_sums(self.dir);
+                (sums["counters"]["step"].as_u64()? >= evaluated_at).then_some(sums)
+            },
+            || watcher.stderr(),
+        );
+        assert_eq!(sums["counters"]["first_step"].as_u64(), self.averaged_from);
+        self.actor.signal(libc::SIGCONT);
+        (restarted, watcher, resumed_at)
+    }
 }
 
 /// Stops `actor` (SIGSTOP) until the learner stands still at a step with

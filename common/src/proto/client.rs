@@ -8,7 +8,7 @@ use tarpc::tokio_util::codec::LengthDelimitedCodec;
 use tokio::net::TcpStream;
 
 use super::handshake::{self, OfferError, Token};
-use super::{Hello, LearnerServiceClient, ProtoError, PROTOCOL_VERSION};
+use super::{Hello, Incarnation, LearnerServiceClient, ProtoError, PROTOCOL_VERSION};
 use crate::config::{Config, ConfigError};
 
 /// How long a client waits for an answer (submits may wait for queue space:
@@ -116,6 +116,8 @@ pub struct Joined {
     pub config: Config,
     /// What every later request carries.
     pub hello: Hello,
+    /// The learner process that answered.
+    pub learner: Incarnation,
 }
 
 /// Connects to the learner at `addr` and asks it for the run's config.
@@ -134,5 +136,6 @@ pub async fn join(addr: &str, token: Option<&Token>) -> Result<Joined, ClientErr
         client,
         config,
         hello,
+        learner: info.learner,
     })
 }

@@ -23,7 +23,7 @@ use crate::net::{NetShape, ParamSet};
 use crate::trajectory::Trajectory;
 
 /// Bumped whenever a wire type or call changes meaning.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// Who is calling, and with what protocol and run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +143,31 @@ pub struct RunInfo {
     pub config_hash: u64,
     /// The current parameter version.
     pub version: u64,
+    /// The learner process that answers.
+    pub learner: Incarnation,
+}
+
+/// Which learner process serves a run. A learner that restarts is a new
+/// process going on from its checkpoint: what a client kept of the steps
+/// after that (an evaluator's running average) belongs to steps the run
+/// lost, however far the new process has trained by the time the client
+/// looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Incarnation {
+    /// Drawn at random when the process starts.
+    pub id: u64,
+    /// The learner step it started at: its checkpoint's, or 0.
+    pub resumed_at_step: u64,
+}
+
+impl Incarnation {
+    /// A new learner process's, started at `resumed_at_step`.
+    pub fn new(resumed_at_step: u64) -> Incarnation {
+        Incarnation {
+            id: rand::random(),
+            resumed_at_step,
+        }
+    }
 }
 
 /// The answer to a submitted batch.
