@@ -611,13 +611,21 @@ mod tests {
     }
 
     /// The average of the policies numbered `0..=last` at steps `100 · i`,
-    /// then `next` at `step`: what a straight run gives.
-    fn straight(tree: &PublicTree, last: u64, step: u64, next: &TabularPolicy) -> TabularPolicy {
+    /// keeping the sums at checkpoints every `checkpoint_interval` steps
+    /// (0: none).
+    fn evaluated_to(tree: &PublicTree, last: u64, checkpoint_interval: u64) -> PolicyAverage {
         let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
+        average.keep_sums_at_checkpoints(checkpoint_interval);
         for i in 0..=last {
             average.add(tree, 100 * i, &numbered(tree, i));
         }
-        average.add(tree, step, next)
+        average
+    }
+
+    /// That average with `next` at `step` added: what a straight run
+    /// gives.
+    fn straight(tree: &PublicTree, last: u64, step: u64, next: &TabularPolicy) -> TabularPolicy {
+        evaluated_to(tree, last, 0).add(tree, step, next)
     }
 
     #[test]
@@ -626,11 +634,7 @@ mod tests {
         // Evaluations every 100 steps to 700, checkpoints every 250: the
         // sums kept are those of the newest policy at or before the last
         // two checkpoints, 500 (step 500's) and 250 (step 200's).
-        let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
-        average.keep_sums_at_checkpoints(250);
-        for i in 0..=7 {
-            average.add(&tree, 100 * i, &numbered(&tree, i));
-        }
+        let mut average = evaluated_to(&tree, 7, 250);
         let kept: Vec<u64> = average.earlier.iter().map(|s| s.step).collect();
         assert_eq!(kept, [200, 500], "the last two checkpoints and no more");
         // The learner went back to its checkpoint at 500 and trained to
@@ -661,10 +665,7 @@ mod tests {
         }
         assert_eq!(average.earlier.len(), CHECKPOINTS_COVERED);
         // With none kept (a local run), going back starts afresh.
-        let mut local = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
-        for i in 0..=7 {
-            local.add(&tree, 100 * i, &numbered(&tree, i));
-        }
+        let mut local = evaluated_to(&tree, 7, 0);
         assert!(local.earlier.is_empty());
         assert_eq!(local.add(&tree, 450, &next).probs(), next.probs());
     }
@@ -674,11 +675,7 @@ mod tests {
         // A watcher restarted together with a crashed learner (a host
         // reboot) has only what it saved.
         let tree = kuhn();
-        let mut average = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
-        average.keep_sums_at_checkpoints(250);
-        for i in 0..=7 {
-            average.add(&tree, 100 * i, &numbered(&tree, i));
-        }
+        let average = evaluated_to(&tree, 7, 250);
         let saved = average.saved_with_earlier().unwrap();
         let steps: Vec<u64> = saved.earlier.iter().map(|s| s.counters.step).collect();
         assert_eq!((steps, saved.newest.counters.step), (vec![200, 500], 700));
