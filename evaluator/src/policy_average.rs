@@ -186,10 +186,9 @@ impl PolicyAverage {
         tree: &PublicTree,
         earlier: Vec<SavedAverage>,
     ) -> Result<(), String> {
-        let Some(newest) = &self.state else {
+        let Some(newest_step) = self.state.as_ref().map(|newest| newest.step) else {
             return Err("there is no newest average to go with them".into());
         };
-        let newest_step = newest.step;
         let earlier = earlier
             .into_iter()
             .enumerate()

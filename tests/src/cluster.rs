@@ -118,6 +118,14 @@ pub fn start_evaluator(dir: &Path, learner: u16) -> (Process, u16, PathBuf) {
     start_evaluator_with(dir, learner, "evaluator", &[])
 }
 
+/// Starts [`start_evaluator`]'s watcher again, on the same history, once
+/// the one before has died: its log, which the new one would start
+/// afresh, is kept as `dir/kept_log`.
+pub fn restart_evaluator(dir: &Path, learner: u16, kept_log: &str) -> Process {
+    std::fs::rename(dir.join("evaluator.log"), dir.join(kept_log)).unwrap();
+    start_evaluator(dir, learner).0
+}
+
 /// Starts `rnad-evaluator watch` with more arguments, its history and log
 /// named after `name`.
 pub fn start_evaluator_with(

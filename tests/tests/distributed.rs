@@ -8,8 +8,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use rnad_tests::cluster::{
-    learner_step, newest_checkpoint, start_actor, start_evaluator, start_evaluator_with,
-    start_learner, wait_for_steps, Learner, LONG, SHORT,
+    learner_step, newest_checkpoint, restart_evaluator, start_actor, start_evaluator,
+    start_evaluator_with, start_learner, wait_for_steps, Learner, LONG, SHORT,
 };
 use rnad_tests::{
     dashboard_queries, free_port, history, labelled, local, promql_metric_names, sample,
@@ -159,10 +159,7 @@ fn a_restarted_watcher_goes_on_averaging(dir: &Path, learner: u16, mut evaluator
     let before = average_sums(dir);
     let first_step = before["counters"]["first_step"].as_u64().unwrap();
     let last_step = before["counters"]["step"].as_u64().unwrap();
-    // The new watcher logs to evaluator.log afresh: keep the first's.
-    std::fs::rename(dir.join("evaluator.log"), dir.join("evaluator-1.log")).unwrap();
-
-    let (restarted, _, _) = start_evaluator_with(dir, learner, "evaluator", &[]);
+    let restarted = restart_evaluator(dir, learner, "evaluator-1.log");
     let after = wait_for(
         "the restarted watcher's sums",
         LONG,
@@ -464,13 +461,7 @@ impl Crash<'_> {
                 stopped_at as f64,
                 "the restarted learner to pass the average's newest policy",
             );
-            // The new watcher logs to evaluator.log afresh: keep the first's.
-            std::fs::rename(
-                self.dir.join("evaluator.log"),
-                self.dir.join(format!("evaluator-before-{log}")),
-            )
-            .unwrap();
-            watcher = start_evaluator(self.dir, self.port).0;
+            watcher = restart_evaluator(self.dir, self.port, &format!("evaluator-before-{log}"));
         }
         let evaluated_at = wait_for(
             "the watcher to evaluate the restarted learner",
