@@ -23,7 +23,7 @@ use futures::prelude::*;
 use rnad_common::config::Config;
 use rnad_common::listener::{accept_loop, GuardedStream, Limits};
 use rnad_common::net::ParamSet;
-use rnad_common::proto::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
+use rnad_common::proto::frames::{self, FrameLimits, MAX_SUBMIT_TRAJECTORIES};
 use rnad_common::proto::handshake::{self, AnswerError, Token};
 use rnad_common::proto::{
     config_hash, config_identity, Hello, Incarnation, LearnerService, ParamKind, Params,
@@ -32,8 +32,6 @@ use rnad_common::proto::{
 use rnad_common::trajectory::{Dims, Trajectory};
 use tarpc::context::Context;
 use tarpc::server::{BaseChannel, Channel};
-use tarpc::tokio_serde::formats::Bincode;
-use tarpc::tokio_util::codec::LengthDelimitedCodec;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::metrics::LearnerMetrics;
@@ -354,10 +352,11 @@ async fn serve_connection(
         tracing::debug!(%peer, reason, "refused a connection");
         return;
     }
-    let framed = LengthDelimitedCodec::builder()
-        .max_frame_length(frames.request)
-        .new_framed(GuardedStream::new(stream, limits));
-    let transport = tarpc::serde_transport::new(framed, Bincode::default());
+    let transport = frames::transport(
+        GuardedStream::new(stream, limits),
+        frames.request,
+        frames.response,
+    );
     let config = tarpc::server::Config {
         pending_response_buffer: PENDING_RESPONSES,
     };

@@ -5,12 +5,14 @@
 //! in place.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use rnad_common::config::Config;
 use rnad_common::history::{HistoryEntry, PolicyKind};
 use rnad_common::policy::TabularPolicy;
+use rnad_common::proto::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
 use rnad_common::public_tree::PublicTree;
 use rnad_common::run_dir::RunDir;
 use rnad_evaluator::checkpoint_policy::CheckpointPolicies;
@@ -305,6 +307,57 @@ fn an_asynchronous_run_whose_queue_cannot_hold_a_batch_is_refused() {
         "{err}"
     );
     assert!(!dir.join("config.toml").exists(), "nothing recorded");
+}
+
+/// Requests and responses each get through when larger than the other
+/// way's limit: a submit of more games than a parameter reply holds, and a
+/// parameter reply of a network wider than the largest submit. Both sides
+/// wrote frames only up to their own read limit, and the run made no step,
+/// reconnecting forever.
+#[test]
+fn frames_larger_than_the_other_ways_limit_get_through() {
+    let dir = scratch("large_frames");
+    let mut large_submits = kuhn_config(&dir);
+    large_submits.actors.lockstep = false;
+    large_submits.actors.games_per_actor = MAX_SUBMIT_TRAJECTORIES;
+    large_submits.network.hidden = vec![8];
+    // Every Kuhn game has at least two decisions, each with its
+    // observation: a submit of this many is larger than the reply.
+    let limits = FrameLimits::for_config(&large_submits);
+    let observations = large_submits.game.load().information_state_tensor_size() * 4;
+    assert!(limits.response < MAX_SUBMIT_TRAJECTORIES * 2 * observations);
+    assert_eq!(three_steps_within_a_minute(large_submits), 3);
+
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut wide = kuhn_config(&dir);
+    wide.actors.lockstep = false;
+    wide.network.hidden = vec![512, 512];
+    let limits = FrameLimits::for_config(&wide);
+    assert!(limits.response > limits.request, "{limits:?}");
+    assert_eq!(three_steps_within_a_minute(wide), 3);
+}
+
+/// The steps an asynchronous local run of `config` makes towards three
+/// before a minute is up.
+fn three_steps_within_a_minute(config: Config) -> u64 {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (finished, waiting) = std::sync::mpsc::channel::<()>();
+    let timer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            if waiting.recv_timeout(Duration::from_secs(60)).is_err() {
+                stop.store(true, Ordering::SeqCst);
+            }
+        })
+    };
+    let options = LocalOptions {
+        max_steps: Some(3),
+        ..LocalOptions::default()
+    };
+    let summary = run_local(config, options, stop).unwrap();
+    let _ = finished.send(());
+    timer.join().unwrap();
+    summary.step
 }
 
 #[test]

@@ -3,10 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use tarpc::tokio_serde::formats::Bincode;
-use tarpc::tokio_util::codec::LengthDelimitedCodec;
 use tokio::net::TcpStream;
 
+use super::frames;
 use super::handshake::{self, OfferError, Token};
 use super::{Hello, Incarnation, LearnerServiceClient, ProtoError, PROTOCOL_VERSION};
 use crate::config::{Config, ConfigError};
@@ -93,10 +92,7 @@ pub async fn connect(
         addr: addr.to_string(),
         source,
     })?;
-    let framed = LengthDelimitedCodec::builder()
-        .max_frame_length(limits.response)
-        .new_framed(stream);
-    let transport = tarpc::serde_transport::new(framed, Bincode::default());
+    let transport = frames::transport(stream, limits.response, limits.request);
     Ok(LearnerServiceClient::new(tarpc::client::Config::default(), transport).spawn())
 }
 

@@ -5,8 +5,20 @@
 //! reply. Encoded sizes follow the transport's bincode options: lengths and
 //! integers wider than a byte as variable-length integers ([`varint_len`]),
 //! `u8` as one byte, `f32` as four.
+//!
+//! Requests and responses differ in size (a submit of Leduc games against
+//! a parameter reply, or a small game with a wide network the other way
+//! round), so each side's transport reads frames up to one limit and
+//! writes frames up to the other ([`FrameCodec`]).
+
+use std::io;
 
 use serde::{Deserialize, Serialize};
+use tarpc::tokio_serde::formats::Bincode;
+use tarpc::tokio_serde::Framed as SerdeFramed;
+use tarpc::tokio_util::bytes::{Bytes, BytesMut};
+use tarpc::tokio_util::codec::{Decoder, Encoder, Framed, LengthDelimitedCodec};
+use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::config::Config;
 use crate::net::NetShape;
@@ -72,4 +84,67 @@ impl FrameLimits {
         let response = ENVELOPE + 2 * VARINT_U64 + 8 + varint_len(kinds) + kinds * one_set;
         FrameLimits { request, response }
     }
+}
+
+/// Length-delimited frames with one size limit for reading and another
+/// for writing: tokio's codec has a single limit for both ways, and a
+/// client bound by the response limit could not send a submit larger than
+/// a parameter reply.
+#[derive(Debug)]
+pub struct FrameCodec {
+    read: LengthDelimitedCodec,
+    write: LengthDelimitedCodec,
+}
+
+impl FrameCodec {
+    /// Reads frames of at most `read` bytes, writes frames of at most
+    /// `write`.
+    pub fn new(read: usize, write: usize) -> FrameCodec {
+        let limited = |max| {
+            LengthDelimitedCodec::builder()
+                .max_frame_length(max)
+                .new_codec()
+        };
+        FrameCodec {
+            read: limited(read),
+            write: limited(write),
+        }
+    }
+}
+
+impl Decoder for FrameCodec {
+    type Item = BytesMut;
+    type Error = io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> io::Result<Option<BytesMut>> {
+        self.read.decode(src)
+    }
+}
+
+impl Encoder<Bytes> for FrameCodec {
+    type Error = io::Error;
+
+    fn encode(&mut self, frame: Bytes, dst: &mut BytesMut) -> io::Result<()> {
+        self.write.encode(frame, dst)
+    }
+}
+
+/// A tarpc transport: bincode messages in [`FrameCodec`] frames.
+pub type Transport<S, Item, SinkItem> =
+    SerdeFramed<Framed<S, FrameCodec>, Item, SinkItem, Bincode<Item, SinkItem>>;
+
+/// A [`Transport`] over `io` that reads frames of at most `read` bytes
+/// and writes frames of at most `write`.
+pub fn transport<S, Item, SinkItem>(
+    io: S,
+    read: usize,
+    write: usize,
+) -> Transport<S, Item, SinkItem>
+where
+    S: AsyncRead + AsyncWrite,
+{
+    SerdeFramed::new(
+        Framed::new(io, FrameCodec::new(read, write)),
+        Bincode::default(),
+    )
 }
