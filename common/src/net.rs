@@ -13,6 +13,8 @@ use candle_nn::{Linear, Module};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod backprop;
+
 /// Logits are clamped to this magnitude before the legal softmax, so that
 /// even infinite logits give finite probabilities.
 const LOGIT_LIMIT: f64 = 1e20;
@@ -229,14 +231,44 @@ impl PolicyValueNet {
 
     /// Logits `[N, actions]` and values `[N]` for observations `[N, input]`.
     pub fn forward(&self, obs: &Tensor) -> Result<(Tensor, Tensor)> {
-        let mut x = obs.clone();
-        for layer in &self.torso {
-            x = layer.forward(&x)?.relu()?;
-        }
-        let logits = self.policy.forward(&x)?;
-        let value = self.value.forward(&x)?.squeeze(1)?;
-        Ok((logits, value))
+        let recorded = self.forward_recorded(obs)?;
+        Ok((recorded.logits, recorded.values))
     }
+
+    /// [`PolicyValueNet::forward`], keeping every layer's input and
+    /// pre-activation for [`PolicyValueNet::parameter_gradients`].
+    pub fn forward_recorded(&self, obs: &Tensor) -> Result<RecordedForward> {
+        let mut inputs = vec![obs.clone()];
+        let mut pre_activations = Vec::with_capacity(self.torso.len());
+        for layer in &self.torso {
+            let z = layer.forward(&inputs[inputs.len() - 1])?;
+            inputs.push(z.relu()?);
+            pre_activations.push(z);
+        }
+        let top = &inputs[inputs.len() - 1];
+        let logits = self.policy.forward(top)?;
+        let values = self.value.forward(top)?.squeeze(1)?;
+        Ok(RecordedForward {
+            inputs,
+            pre_activations,
+            logits,
+            values,
+        })
+    }
+}
+
+/// One forward pass with what backpropagation through it needs.
+#[derive(Clone, Debug)]
+pub struct RecordedForward {
+    /// The input of every torso layer and of the heads: the observations,
+    /// then each torso layer's output.
+    inputs: Vec<Tensor>,
+    /// Each torso layer's output before its ReLU.
+    pre_activations: Vec<Tensor>,
+    /// Logits `[N, actions]`.
+    pub logits: Tensor,
+    /// Values `[N]`.
+    pub values: Tensor,
 }
 
 /// Softmax over the legal actions (`mask` 1 legal, 0 illegal; each row has a

@@ -10,6 +10,7 @@ pub mod checkpoint;
 pub mod error;
 pub mod learning_rate;
 pub mod local;
+pub mod loss;
 pub mod metrics;
 pub mod resume;
 pub mod rnad;

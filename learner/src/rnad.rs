@@ -7,7 +7,7 @@
 //! θ_target follows by EMA; at a roll θ_reg' takes θ_reg and θ_reg takes the
 //! averaging mode's blend of itself and θ_target.
 
-use candle_core::{Device, Result, Tensor, Var};
+use candle_core::{Device, Result, Tensor};
 use rnad_common::config::{Config, RnadConfig};
 use rnad_common::net::{legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet};
 use rnad_common::trajectory::Trajectory;
@@ -16,6 +16,7 @@ use crate::adam::{Adam, AdamSettings};
 use crate::averaging::next_reg;
 use crate::batch::Batch;
 use crate::learning_rate::LearningRateSchedule;
+use crate::loss::{Loss, LossInputs};
 use crate::schedule::EntropySchedule;
 use crate::vtrace::{v_trace, VTraceInput};
 
@@ -149,36 +150,30 @@ impl Learner {
         let (distinct, index) = batch.distinct_obs();
         let distinct_rows = distinct.len() / self.shape.input;
         let obs = Tensor::from_vec(distinct, (distinct_rows, self.shape.input), &device)?;
-        let index = Tensor::from_vec(index, n, &device)?;
-        let forward = |params: &[Tensor]| -> Result<(Tensor, Tensor)> {
-            let (logits, values) = PolicyValueNet::new(&self.shape, params).forward(&obs)?;
+        let index_t = Tensor::from_slice(&index, n, &device)?;
+        let gather = |(logits, values): (Tensor, Tensor)| -> Result<(Tensor, Tensor)> {
             Ok((
-                logits.index_select(&index, 0)?,
-                values.index_select(&index, 0)?,
+                logits.index_select(&index_t, 0)?,
+                values.index_select(&index_t, 0)?,
             ))
+        };
+        let forward = |params: &ParamSet| {
+            gather(PolicyValueNet::new(&self.shape, params.tensors()).forward(&obs)?)
         };
         let mask = Tensor::from_slice(&batch.legal, (n, actions), &device)?;
 
-        // 1. Forward passes.
-        let vars: Vec<Var> = self
-            .state
-            .online
-            .tensors()
-            .iter()
-            .map(Var::from_tensor)
-            .collect::<Result<_>>()?;
-        let var_tensors: Vec<Tensor> = vars.iter().map(|v| v.as_tensor().clone()).collect();
-        let (logits, values) = forward(&var_tensors)?;
-        let detached = logits.detach();
-        let pi = legal_policy(&detached, &mask)?;
-        let log_pi = legal_log_policy(&detached, &mask)?;
-        let (_, target_values) = forward(self.state.target.tensors())?;
-        let log_pi_reg = legal_log_policy(&forward(self.state.reg.tensors())?.0, &mask)?;
+        // 1. Forward passes; θ's keeps what its gradient needs.
+        let online = PolicyValueNet::new(&self.shape, self.state.online.tensors());
+        let recorded = online.forward_recorded(&obs)?;
+        let (logits, values) = gather((recorded.logits.clone(), recorded.values.clone()))?;
+        let pi = legal_policy(&logits, &mask)?;
+        let log_pi = legal_log_policy(&logits, &mask)?;
+        let (_, target_values) = forward(&self.state.target)?;
+        let log_pi_reg = legal_log_policy(&forward(&self.state.reg)?.0, &mask)?;
 
         // 2. Entropy schedule (θ_reg' has weight 0 once α reaches 1).
         let blended = if point.alpha < 1.0 {
-            let log_pi_reg_prev =
-                legal_log_policy(&forward(self.state.reg_prev.tensors())?.0, &mask)?;
+            let log_pi_reg_prev = legal_log_policy(&forward(&self.state.reg_prev)?.0, &mask)?;
             ((log_pi_reg * point.alpha)? + (log_pi_reg_prev * (1.0 - point.alpha))?)?
         } else {
             log_pi_reg
@@ -192,13 +187,8 @@ impl Learner {
         let (value_target, q) = self.v_trace_targets(&batch, &pi_v, &log_reg_v, &value_v);
         let weights = player_weights(&batch, self.players);
 
-        // 4. Value loss.
-        let weights_t = Tensor::from_slice(&weights, n, &device)?;
-        let targets_t = Tensor::from_slice(&value_target, n, &device)?;
-        let loss_value = ((values - targets_t)?.sqr()? * &weights_t)?.sum_all()?;
-
-        // 5. NeuRD loss.
-        let logits_v = detached.flatten_all()?.to_vec1::<f32>()?;
+        // 4–5. The value and NeuRD losses, and θ's gradient.
+        let logits_v = logits.flatten_all()?.to_vec1::<f32>()?;
         let coefficients = neurd_coefficients(
             &NeurdInputs {
                 logits: &logits_v,
@@ -218,23 +208,20 @@ impl Learner {
             self.rnad.beta_neurd as f32,
         );
         let importance = importance_spread(&pi_v, &batch.action, &batch.behaviour, actions);
-        let coefficients = Tensor::from_slice(&coefficients, (n, actions), &device)?;
-        let legal_count = mask.sum_keepdim(1)?;
-        let mean_legal = (&logits * &mask)?
-            .sum_keepdim(1)?
-            .broadcast_div(&legal_count)?;
-        let centred = logits.broadcast_sub(&mean_legal)?;
-        let loss_neurd = (centred * coefficients)?.sum_all()?.neg()?;
-
-        let loss = (&loss_value + &loss_neurd)?;
-        let grads = loss.backward()?;
-        let grads: Vec<Tensor> = vars
-            .iter()
-            .map(|v| match grads.get(v.as_tensor()) {
-                Some(g) => Ok(g.clone()),
-                None => v.as_tensor().zeros_like(),
-            })
-            .collect::<Result<_>>()?;
+        let loss = Loss::new(&LossInputs {
+            values: &values.to_vec1::<f32>()?,
+            value_targets: &value_target,
+            weights: &weights,
+            logits: &logits_v,
+            legal: &batch.legal,
+            coefficients: &coefficients,
+            actions,
+            index: &index,
+            distinct: distinct_rows,
+        });
+        let d_logits = Tensor::from_slice(&loss.d_logits, (distinct_rows, actions), &device)?;
+        let d_values = Tensor::from_slice(&loss.d_values, distinct_rows, &device)?;
+        let grads = online.parameter_gradients(&recorded, &d_logits, &d_values)?;
 
         // 6–8. Adam, target EMA, regularisation roll.
         let s = &mut self.state;
@@ -256,8 +243,8 @@ impl Learner {
         s.step += 1;
         s.samples += n as u64;
         Ok(StepStats {
-            loss_value: f64::from(loss_value.to_scalar::<f32>()?),
-            loss_neurd: f64::from(loss_neurd.to_scalar::<f32>()?),
+            loss_value: loss.value,
+            loss_neurd: loss.neurd,
             decisions: n,
             alpha: point.alpha,
             pinned_logits,
@@ -372,7 +359,7 @@ pub fn neurd_coefficients(inputs: &NeurdInputs, beta: f32, clip: f32) -> Vec<f32
 
 /// The mean of one row's legal logits (`legal` is its 0/1 mask): the
 /// centre NeuRD measures logits from.
-fn legal_mean(logits: &[f32], legal: &[f32]) -> f32 {
+pub(crate) fn legal_mean(logits: &[f32], legal: &[f32]) -> f32 {
     let count: f32 = legal.iter().sum();
     logits.iter().zip(legal).map(|(l, m)| l * m).sum::<f32>() / count
 }
