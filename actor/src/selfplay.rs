@@ -105,17 +105,10 @@ impl SelfPlay {
 
     fn fresh_slot(&mut self) -> Slot {
         let mut state = self.game.new_initial_state();
-        self.skip_chance(state.as_mut());
+        skip_chance(&mut self.rng, state.as_mut());
         Slot {
             state,
             steps: Vec::new(),
-        }
-    }
-
-    fn skip_chance(&mut self, state: &mut dyn State) {
-        while state.turn() == Turn::Chance {
-            let u: f64 = self.rng.random();
-            state.apply_action(inverse_cdf(u, state.chance_outcomes()));
         }
     }
 
@@ -185,12 +178,11 @@ impl SelfPlay {
                 rewards: vec![0.0; self.game.num_players()],
             });
             self.decisions += 1;
-            let mut state = std::mem::replace(&mut slot.state, self.game.new_initial_state());
-            self.skip_chance(state.as_mut());
-            if state.turn() == Turn::Terminal {
-                let mut steps = std::mem::take(&mut self.slots[i].steps);
+            skip_chance(&mut self.rng, slot.state.as_mut());
+            if slot.state.turn() == Turn::Terminal {
+                let mut steps = std::mem::take(&mut slot.steps);
                 let last = steps.last_mut().expect("a finished game has a decision");
-                last.rewards = state.returns().into_iter().map(|r| r as f32).collect();
+                last.rewards = slot.state.returns().into_iter().map(|r| r as f32).collect();
                 finished.push(Trajectory {
                     param_version: snapshot.version,
                     steps,
@@ -199,8 +191,6 @@ impl SelfPlay {
                 if refill {
                     self.slots[i] = self.fresh_slot();
                 }
-            } else {
-                self.slots[i].state = state;
             }
         }
         if !refill {
@@ -223,6 +213,15 @@ impl SelfPlay {
             .filter(|(_, (_, &m))| m != 0.0)
             .map(|(a, (&p, _))| (a, p));
         inverse_cdf(u, legal_probs)
+    }
+}
+
+/// Plays chance's moves, drawn from `rng`, until a player is to move or
+/// the game is over.
+fn skip_chance(rng: &mut ChaCha8Rng, state: &mut dyn State) {
+    while state.turn() == Turn::Chance {
+        let u: f64 = rng.random();
+        state.apply_action(inverse_cdf(u, state.chance_outcomes()));
     }
 }
 
