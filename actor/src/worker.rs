@@ -3,10 +3,8 @@
 //!
 //! Each session connects (a fresh tarpc client: a broken one stays broken),
 //! asks the learner for the run's config, fetches θ, then plays and submits
-//! batches, fetching θ again whenever a submit reports a newer version. One
-//! submit is on its way at a time while the actor plays the next games (it
-//! waits for the previous one's answer before sending, so the learner's
-//! backpressure still holds it back). Any error ends the session; the worker waits with capped exponential backoff
+//! batches, fetching θ again whenever a submit reports a newer version. Any
+//! error ends the session; the worker waits with capped exponential backoff
 //! and starts a new one. Only a stop request ends the worker. Session `k`
 //! draws its random numbers from stream `first_stream + k` of the worker's
 //! seed, so no two sessions replay the same games.
@@ -17,10 +15,7 @@ use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::frames::MAX_SUBMIT_TRAJECTORIES;
 use rnad_common::proto::handshake::Token;
-use rnad_common::proto::{
-    self, ClientError, Hello, LearnerServiceClient, ParamKind, ProtoError, SubmitAck,
-};
-use tarpc::client::RpcError;
+use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, ParamKind};
 
 use crate::metrics::ActorMetrics;
 use crate::selfplay::{PolicySnapshot, RngStream, SelfPlay};
@@ -44,10 +39,7 @@ pub struct WorkerOptions {
 
 /// Runs sessions until `stop` is set.
 pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
-    // One worker thread sends submits and reads their answers while this
-    // thread plays on (it runs the sessions).
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
@@ -68,21 +60,6 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
             metrics.reconnects_total.inc();
         },
     );
-}
-
-/// A submit on its way: it travels, and the learner reads and queues it,
-/// while the actor plays on.
-type InFlight = tokio::task::JoinHandle<Result<Result<SubmitAck, ProtoError>, RpcError>>;
-
-/// The parameter version the learner reported on accepting `submit`, once
-/// it has.
-async fn acknowledged(submit: InFlight, metrics: &ActorMetrics) -> Result<u64, ClientError> {
-    let ack = submit
-        .await
-        .map_err(|e| ClientError::Other(format!("the submit task failed: {e}")))?
-        .map_err(|e| ClientError::rpc("submitting", e))??;
-    metrics.submits_total.inc();
-    Ok(ack.version)
 }
 
 async fn fetch_online(
@@ -138,7 +115,6 @@ async fn play_session(
     attempt.connected();
     let mut play = SelfPlay::new(config.game.load(), shape.clone(), options.games, random);
     let mut pending = Vec::new();
-    let mut in_flight: Option<InFlight> = None;
     while !stop.load(Ordering::SeqCst) {
         let before = play.decisions();
         let finished = play
@@ -154,13 +130,12 @@ async fn play_session(
         while !pending.is_empty() {
             let rest = pending.split_off(pending.len().min(MAX_SUBMIT_TRAJECTORIES));
             let batch = std::mem::replace(&mut pending, rest);
-            if let Some(previous) = in_flight.take() {
-                version = acknowledged(previous, metrics).await?;
-            }
-            let (client, hello) = (client.clone(), hello.clone());
-            in_flight = Some(tokio::spawn(async move {
-                client.submit(proto::context(), hello, batch).await
-            }));
+            let ack = client
+                .submit(proto::context(), hello.clone(), batch)
+                .await
+                .map_err(|e| ClientError::rpc("submitting", e))??;
+            metrics.submits_total.inc();
+            version = ack.version;
         }
         if version != snapshot.version {
             if let Some(newer) =
