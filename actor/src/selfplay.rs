@@ -11,8 +11,9 @@ use std::sync::Arc;
 use candle_core::{Device, Result, Tensor};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rnad_common::distinct::distinct_rows;
 use rnad_common::game::{Game, State, Turn};
-use rnad_common::net::{NetShape, ParamSet, PolicyValueNet};
+use rnad_common::net::{legal_policy, NetShape, ParamSet, PolicyValueNet};
 use rnad_common::sampling::inverse_cdf;
 use rnad_common::trajectory::{Step, Trajectory};
 
@@ -153,11 +154,18 @@ impl SelfPlay {
                 legal[i * actions + a] = 1.0;
             }
         }
+        // Concurrent games are often in the same information state: the
+        // network runs once per distinct one, and each game gathers its
+        // logits and applies its own legal mask.
         let device = Device::Cpu;
-        let obs_t = Tensor::from_slice(&obs, (n, input), &device)?;
+        let (distinct, index) = distinct_rows(&obs, input);
+        let count = distinct.len() / input;
+        let distinct = Tensor::from_vec(distinct, (count, input), &device)?;
+        let (logits, _) =
+            PolicyValueNet::new(&self.shape, snapshot.params.tensors()).forward(&distinct)?;
+        let logits = logits.index_select(&Tensor::from_vec(index, n, &device)?, 0)?;
         let mask = Tensor::from_slice(&legal, (n, actions), &device)?;
-        let policy = PolicyValueNet::new(&self.shape, snapshot.params.tensors())
-            .policy(&obs_t, &mask)?
+        let policy = legal_policy(&logits, &mask)?
             .flatten_all()?
             .to_vec1::<f32>()?;
 
@@ -227,8 +235,61 @@ fn skip_chance(rng: &mut ChaCha8Rng, state: &mut dyn State) {
 
 #[cfg(test)]
 mod tests {
-    use super::RngStream;
+    use candle_core::{Device, Tensor};
     use rand::RngExt;
+    use rnad_common::game::GameSpec;
+    use rnad_common::net::{NetShape, ParamSet, PolicyValueNet};
+
+    use super::{PolicySnapshot, RngStream, SelfPlay};
+
+    /// Games in the same information state share one forward pass: every
+    /// recorded behaviour policy is still the network's legal policy of
+    /// that step's own observation and mask, computed alone.
+    #[test]
+    fn behaviour_is_each_steps_own_policy() {
+        let game = GameSpec::parse("leduc_poker").unwrap().load();
+        let shape = NetShape {
+            input: game.information_state_tensor_size(),
+            hidden: vec![16],
+            actions: game.num_distinct_actions(),
+        };
+        let snapshot = PolicySnapshot {
+            version: 3,
+            params: ParamSet::init(&shape, 5).unwrap(),
+        };
+        let mut play = SelfPlay::new(game, shape.clone(), 64, RngStream::of(1));
+        let games = play.play_fresh(&snapshot, 200).unwrap();
+        let net = PolicyValueNet::new(&shape, snapshot.params.tensors());
+        let steps: Vec<_> = games.iter().flat_map(|g| &g.steps).collect();
+        let (mut distinct, mut far_from_uniform) = (std::collections::HashSet::new(), 0);
+        for step in &steps {
+            let row = |values: &[f32]| {
+                Tensor::from_slice(values, (1, values.len()), &Device::Cpu).unwrap()
+            };
+            let alone = net
+                .policy(&row(&step.obs), &row(&step.legal))
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap();
+            let uniform = 1.0 / step.legal.iter().sum::<f32>();
+            for (a, (b, legal)) in alone.iter().zip(step.behaviour.iter().zip(&step.legal)) {
+                assert!((a - b).abs() < 1e-5, "{alone:?} vs {:?}", step.behaviour);
+                far_from_uniform += usize::from(*legal != 0.0 && (b - uniform).abs() > 0.02);
+            }
+            distinct.insert(step.obs.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        }
+        // States repeat (so rows did share passes), and the policy is not
+        // uniform (so a row given another's policy would show).
+        assert!(
+            distinct.len() * 2 < steps.len(),
+            "{} of {}",
+            distinct.len(),
+            steps.len()
+        );
+        assert!(far_from_uniform > steps.len() / 4);
+    }
 
     #[test]
     fn streams_of_one_seed_are_different_sequences() {

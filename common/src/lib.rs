@@ -13,6 +13,7 @@ pub mod checkpoint;
 pub mod compute;
 pub mod config;
 pub mod config_keys;
+pub mod distinct;
 pub mod files;
 pub mod game;
 pub mod history;
