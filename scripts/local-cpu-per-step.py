@@ -17,7 +17,8 @@ Why CPU per step and not only steps per second: on a 2-core machine the
 local run is CPU-bound (about 1.8 cores busy), and the machine's speed
 drifts by 10-20 % from minute to minute (other tenants; `st` in vmstat),
 which hides a change of that size in steps per second. The CPU a step
-costs drifts far less, and 2 cores divided by it bounds the rate.
+costs leaves out the time other tenants take, and 2 cores divided by it
+bounds the rate.
 """
 import argparse
 import json
@@ -33,8 +34,8 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def thread_cpu(pid):
-    """CPU seconds (user + system) per thread name, summed over threads."""
-    totals = {}
+    """CPU seconds (user + system) of each thread, by thread id: (name, seconds)."""
+    threads = {}
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{task}/comm") as f:
@@ -45,25 +46,51 @@ def thread_cpu(pid):
             continue  # the thread ended between listing and reading
         # utime and stime are fields 14 and 15 of stat; after the command
         # name's closing parenthesis they are the 12th and 13th.
-        seconds = (int(fields[11]) + int(fields[12])) / TICKS
-        totals[name] = totals.get(name, 0.0) + seconds
-    return totals
+        threads[task] = (name, (int(fields[11]) + int(fields[12])) / TICKS)
+    return threads
 
 
-def step_rate(run_dir, start, end):
-    """Learner steps per second between wall times start and end."""
-    rows = []
+def last_logged_step(run_dir):
+    """The newest (learner step, wall seconds) of the run's training log."""
+    last = None
     with open(f"{run_dir}/training.jsonl") as log:
         for line in log:
-            row = json.loads(line)
-            if start <= row["wall_seconds"] <= end:
-                rows.append(row)
-    if len(rows) < 2:
-        sys.exit(f"{run_dir}/training.jsonl has under two lines between {start} s and {end} s")
-    first, last = rows[0], rows[-1]
-    return (last["learner_step"] - first["learner_step"]) / (
-        last["wall_seconds"] - first["wall_seconds"]
-    )
+            if line.strip():
+                last = json.loads(line)
+    if last is None:
+        raise RuntimeError(f"{run_dir}/training.jsonl has no line yet")
+    return last["learner_step"], last["wall_seconds"]
+
+
+def measure(command, run_dir, warmup, seconds):
+    """Runs `command` and returns its threads' CPU seconds and the learner
+    steps per second over the window after `warmup`."""
+    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(warmup)
+        if run.poll() is not None:
+            raise RuntimeError(f"{' '.join(command)} ended early with status {run.returncode}")
+        started = time.monotonic()
+        before, (step0, wall0) = thread_cpu(run.pid), last_logged_step(run_dir)
+        time.sleep(seconds)
+        after, (step1, wall1) = thread_cpu(run.pid), last_logged_step(run_dir)
+        elapsed = time.monotonic() - started
+    finally:
+        run.send_signal(signal.SIGINT)
+        try:
+            run.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            run.wait()
+    if wall1 <= wall0:
+        raise RuntimeError(f"the training log did not move in {seconds} s")
+    # Threads that ended inside the window are not counted (none of the
+    # local run's do); threads that began inside it count in full.
+    cpu = {}
+    for task, (name, seconds_after) in after.items():
+        spent = seconds_after - before.get(task, (name, 0.0))[1]
+        cpu[name] = cpu.get(name, 0.0) + spent
+    return cpu, (step1 - step0) / (wall1 - wall0), elapsed
 
 
 def main():
@@ -79,31 +106,21 @@ def main():
     run_dir = f"{scratch}/run"
     command = [options.binary, "local", "--run-dir", run_dir]
     command += ["--set", "evaluation.interval_seconds=1000000", *options.args]
-    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        time.sleep(options.warmup)
-        if run.poll() is not None:
-            sys.exit(f"{' '.join(command)} ended early with status {run.returncode}")
-        started, before = time.monotonic(), thread_cpu(run.pid)
-        time.sleep(options.seconds)
-        after, elapsed = thread_cpu(run.pid), time.monotonic() - started
+        cpu, rate, window = measure(command, run_dir, options.warmup, options.seconds)
+    except RuntimeError as error:
+        sys.exit(str(error))
     finally:
-        run.send_signal(signal.SIGINT)
-        run.wait(timeout=60)
-    rate = step_rate(run_dir, options.warmup + 0.5, options.warmup + elapsed)
-    shutil.rmtree(scratch)
-    threads = {
-        name: round(1000 * (after[name] - before.get(name, 0.0)) / elapsed / rate, 2)
-        for name in sorted(after)
-        if after[name] - before.get(name, 0.0) > 0.005 * elapsed
-    }
+        shutil.rmtree(scratch, ignore_errors=True)
     result = {
         "label": options.label,
         "args": options.args,
         "steps_per_second": round(rate, 1),
-        "cpu_ms_per_step": round(sum(threads.values()), 2),
-        "threads_cpu_ms_per_step": threads,
-        "cores_busy": round((sum(after.values()) - sum(before.values())) / elapsed, 2),
+        "cpu_ms_per_step": round(1000 * sum(cpu.values()) / window / rate, 2),
+        "threads_cpu_ms_per_step": {
+            name: round(1000 * spent / window / rate, 2) for name, spent in sorted(cpu.items()) if spent > 0
+        },
+        "cores_busy": round(sum(cpu.values()) / window, 2),
     }
     print(json.dumps(result))
     if options.out:

@@ -280,8 +280,9 @@ mod tests {
             }
             distinct.insert(step.obs.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
         }
-        // States repeat (so rows did share passes), and the policy is not
-        // uniform (so a row given another's policy would show).
+        // Leduc's states repeat (its concurrent games do share passes), and
+        // the policy is not uniform (so a row given another's policy would
+        // show).
         assert!(
             distinct.len() * 2 < steps.len(),
             "{} of {}",

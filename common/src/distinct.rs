@@ -1,7 +1,7 @@
 //! The distinct rows of a row-major matrix of observations, and where each
 //! row is among them: networks run once per distinct information state
 //! and rows gather the result (the learner's batches and the actors'
-//! games both repeat states often: a Leduc batch of about 2,000 decisions
+//! games both repeat states often: a Leduc batch of about 2,200 decisions
 //! holds about 450 distinct ones).
 
 use std::collections::HashMap;

@@ -222,8 +222,9 @@ impl PolicyValueNet {
     }
 
     /// The legal policy `[N, actions]` for observations `[N, input]` and
-    /// legal masks `[N, actions]`: the one inference path of actors, the
-    /// learner's lockstep play and the evaluator.
+    /// legal masks `[N, actions]`: the evaluator's inference. (Actors and
+    /// the learner's lockstep play run [`PolicyValueNet::forward`] once per
+    /// distinct observation and apply [`legal_policy`] to each row.)
     pub fn policy(&self, obs: &Tensor, legal: &Tensor) -> Result<Tensor> {
         let (logits, _) = self.forward(obs)?;
         legal_policy(&logits, legal)

@@ -98,12 +98,12 @@ mod tests {
     /// Worked by hand: one state, two rows. Row 0: legal [1, 1, 0],
     /// logits [2, 0, 5] (legal mean 1), c [0.5, −0.25, 0]; value 1, target
     /// 0.5, weight 2. Row 1: legal [1, 0, 1], logits [2, 0, 5] (mean 3.5),
-    /// c [1, 0, 0]; value 1, target 2, weight 1.
+    /// c [1, 0, 0]; value 1, target 2.5, weight 1.
     #[test]
     fn worked_example() {
         let loss = Loss::new(&LossInputs {
             values: &[1.0, 1.0],
-            value_targets: &[0.5, 2.0],
+            value_targets: &[0.5, 2.5],
             weights: &[2.0, 1.0],
             logits: &[2.0, 0.0, 5.0, 2.0, 0.0, 5.0],
             legal: &[1.0, 1.0, 0.0, 1.0, 0.0, 1.0],
@@ -112,12 +112,12 @@ mod tests {
             index: &[0, 0],
             distinct: 1,
         });
-        // 2·0.25 + 1·1.
-        assert_eq!(loss.value, 1.5);
+        // 2·0.25 + 1·2.25.
+        assert_eq!(loss.value, 2.75);
         // −(0.5·1 − 0.25·(−1)) − (1·(−1.5)).
         assert_eq!(loss.neurd, 0.75);
-        // 2·2·0.5 + 2·1·(−1).
-        assert_eq!(loss.d_values, vec![0.0]);
+        // 2·2·0.5 + 2·1·(−1.5).
+        assert_eq!(loss.d_values, vec![-1.0]);
         // Row 0: −c + [1, 1, 0]·0.25/2; row 1: −c + [1, 0, 1]·1/2.
         assert_eq!(loss.d_logits, vec![-0.375 - 0.5, 0.375, 0.5]);
     }

@@ -148,3 +148,30 @@ where
         Bincode::default(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(len: usize) -> Bytes {
+        Bytes::from(vec![7u8; len])
+    }
+
+    /// Frames up to the write limit are written and longer ones refused;
+    /// frames up to the read limit are read and longer ones refused,
+    /// whatever the write limit.
+    #[test]
+    fn each_way_has_its_own_limit() {
+        let mut codec = FrameCodec::new(8, 16);
+        let mut long = BytesMut::new();
+        codec.encode(frame(16), &mut long).unwrap();
+        assert!(codec.encode(frame(17), &mut BytesMut::new()).is_err());
+        assert!(
+            codec.decode(&mut long).is_err(),
+            "16 bytes read under a limit of 8"
+        );
+        let mut short = BytesMut::new();
+        codec.encode(frame(8), &mut short).unwrap();
+        assert_eq!(codec.decode(&mut short).unwrap().unwrap(), frame(8));
+    }
+}
