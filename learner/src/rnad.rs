@@ -141,6 +141,35 @@ impl Learner {
 
     /// One R-NaD step on `trajectories`.
     pub fn step(&mut self, trajectories: &[Trajectory]) -> Result<StepStats> {
+        let (grads, stats) = self.gradient(trajectories)?;
+        let roll = self.schedule.at(self.state.step).roll;
+
+        // 6–8. Adam, target EMA, regularisation roll.
+        let s = &mut self.state;
+        s.online = s
+            .adam
+            .step(&s.online, &grads, self.learning_rate.at(s.step))?;
+        s.target = s.target.lerp(&s.online, self.rnad.gamma_target)?;
+        if roll {
+            s.rolls += 1;
+            let reg = next_reg(
+                self.rnad.averaging,
+                self.rnad.gamma_averaging,
+                s.rolls,
+                &s.reg,
+                &s.target,
+            )?;
+            s.reg_prev = std::mem::replace(&mut s.reg, reg);
+        }
+        s.step += 1;
+        s.samples += stats.decisions as u64;
+        Ok(stats)
+    }
+
+    /// Steps 1 to 5 on `trajectories`: θ's gradient of the loss (in
+    /// [`rnad_common::net::NetShape::param_names`] order) and what the step
+    /// measured.
+    fn gradient(&self, trajectories: &[Trajectory]) -> Result<(Vec<Tensor>, StepStats)> {
         let batch = Batch::new(trajectories, self.players);
         let n = batch.rows;
         let actions = self.shape.actions;
@@ -222,34 +251,15 @@ impl Learner {
         let d_logits = Tensor::from_slice(&loss.d_logits, (distinct_rows, actions), &device)?;
         let d_values = Tensor::from_slice(&loss.d_values, distinct_rows, &device)?;
         let grads = online.parameter_gradients(&recorded, &d_logits, &d_values)?;
-
-        // 6–8. Adam, target EMA, regularisation roll.
-        let s = &mut self.state;
-        s.online = s
-            .adam
-            .step(&s.online, &grads, self.learning_rate.at(s.step))?;
-        s.target = s.target.lerp(&s.online, self.rnad.gamma_target)?;
-        if point.roll {
-            s.rolls += 1;
-            let reg = next_reg(
-                self.rnad.averaging,
-                self.rnad.gamma_averaging,
-                s.rolls,
-                &s.reg,
-                &s.target,
-            )?;
-            s.reg_prev = std::mem::replace(&mut s.reg, reg);
-        }
-        s.step += 1;
-        s.samples += n as u64;
-        Ok(StepStats {
+        let stats = StepStats {
             loss_value: loss.value,
             loss_neurd: loss.neurd,
             decisions: n,
             alpha: point.alpha,
             pinned_logits,
             importance,
-        })
+        };
+        Ok((grads, stats))
     }
 
     /// Value targets and q-values of every row, each from the v-trace of
@@ -517,6 +527,138 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(resumed.state.adam.settings.weight_decay, 10.0);
         assert_eq!(a.state().adam.settings.weight_decay, 0.0);
+    }
+
+    /// θ's gradient of the loss as candle's autograd takes it, built the
+    /// way the learner built it before the closed form: θ's parameters as
+    /// variables, the rows gathered from distinct states, the value loss
+    /// and the NeuRD loss as tensors, then `backward`.
+    fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<f32>> {
+        use candle_core::Var;
+        let cpu = &Device::Cpu;
+        let batch = Batch::new(trajectories, learner.players);
+        let (n, actions) = (batch.rows, learner.shape.actions);
+        let point = learner.schedule.at(learner.state.step);
+        let (distinct, index) = batch.distinct_obs();
+        let obs = Tensor::from_vec(
+            distinct.clone(),
+            (distinct.len() / learner.shape.input, learner.shape.input),
+            cpu,
+        )
+        .unwrap();
+        let index = Tensor::from_vec(index, n, cpu).unwrap();
+        let forward = |params: &[Tensor]| {
+            let (logits, values) = PolicyValueNet::new(&learner.shape, params)
+                .forward(&obs)
+                .unwrap();
+            (
+                logits.index_select(&index, 0).unwrap(),
+                values.index_select(&index, 0).unwrap(),
+            )
+        };
+        let mask = Tensor::from_slice(&batch.legal, (n, actions), cpu).unwrap();
+        let vars: Vec<Var> = learner
+            .state
+            .online
+            .tensors()
+            .iter()
+            .map(|t| Var::from_tensor(t).unwrap())
+            .collect();
+        let tracked: Vec<Tensor> = vars.iter().map(|v| v.as_tensor().clone()).collect();
+        let (logits, values) = forward(&tracked);
+        let detached = logits.detach();
+        let pi = legal_policy(&detached, &mask).unwrap();
+        let log_pi = legal_log_policy(&detached, &mask).unwrap();
+        let (_, target_values) = forward(learner.state.target.tensors());
+        let log_reg_now = legal_log_policy(&forward(learner.state.reg.tensors()).0, &mask).unwrap();
+        let log_reg_prev =
+            legal_log_policy(&forward(learner.state.reg_prev.tensors()).0, &mask).unwrap();
+        let blended = ((log_reg_now * point.alpha).unwrap()
+            + (log_reg_prev * (1.0 - point.alpha)).unwrap())
+        .unwrap();
+        let log_reg = (&log_pi - blended).unwrap();
+        let pi_v = pi.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        let (value_target, q) = learner.v_trace_targets(
+            &batch,
+            &pi_v,
+            &log_reg.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+            &target_values.to_vec1::<f32>().unwrap(),
+        );
+        let weights = player_weights(&batch, learner.players);
+        let weights_t = Tensor::from_slice(&weights, n, cpu).unwrap();
+        let targets = Tensor::from_slice(&value_target, n, cpu).unwrap();
+        let loss_value = ((values - targets).unwrap().sqr().unwrap() * &weights_t)
+            .unwrap()
+            .sum_all()
+            .unwrap();
+        let logits_v = detached.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        let inputs = NeurdInputs {
+            logits: &logits_v,
+            legal: &batch.legal,
+            policy: &pi_v,
+            q: &q,
+            weights: &weights,
+            actions,
+        };
+        let c = neurd_coefficients(
+            &inputs,
+            learner.rnad.beta_neurd as f32,
+            learner.rnad.clip_neurd as f32,
+        );
+        let c = Tensor::from_slice(&c, (n, actions), cpu).unwrap();
+        let mean = (&logits * &mask)
+            .unwrap()
+            .sum_keepdim(1)
+            .unwrap()
+            .broadcast_div(&mask.sum_keepdim(1).unwrap())
+            .unwrap();
+        let centred = logits.broadcast_sub(&mean).unwrap();
+        let loss_neurd = (centred * c).unwrap().sum_all().unwrap().neg().unwrap();
+        let grads = (&loss_value + &loss_neurd).unwrap().backward().unwrap();
+        vars.iter()
+            .map(|v| {
+                grads
+                    .get(v.as_tensor())
+                    .unwrap()
+                    .flatten_all()
+                    .unwrap()
+                    .to_vec1::<f32>()
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    /// The learner's closed-form gradient, on a real batch of Leduc games
+    /// while θ_reg' still has weight (α < 1), is what autograd takes.
+    #[test]
+    fn the_closed_form_gradient_is_autograds() {
+        let config = Config::from_toml(include_str!("../../configs/leduc.toml"), "leduc").unwrap();
+        let (fresh, _, batch) = two_learners_and_a_batch(&config, &config, 9);
+        // θ_target, θ_reg and θ_reg' each different from θ, so that a
+        // network's output used in another's place would show.
+        let mut state = fresh.state().clone();
+        state.target = ParamSet::init(&fresh.shape, 101).unwrap();
+        state.reg = ParamSet::init(&fresh.shape, 102).unwrap();
+        state.reg_prev = ParamSet::init(&fresh.shape, 103).unwrap();
+        let learner = Learner::from_state(&config, state, &Device::Cpu).unwrap();
+        assert!(learner.schedule.at(learner.state.step).alpha < 1.0);
+        let (ours, stats) = learner.gradient(&batch).unwrap();
+        assert!(stats.decisions > 100);
+        let expected = autograd_gradient(&learner, &batch);
+        assert_eq!(ours.len(), expected.len());
+        for ((ours, expected), (name, _)) in
+            ours.iter().zip(&expected).zip(learner.shape.param_names())
+        {
+            let ours = ours.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+            let scale = expected.iter().fold(0f32, |m, g| m.max(g.abs()));
+            assert!(scale > 1e-4, "{name}: no gradient");
+            for (o, e) in ours.iter().zip(expected) {
+                assert!(
+                    (o - e).abs() <= 1e-4 * scale + 1e-4 * e.abs(),
+                    "{name}: {o} vs {e}"
+                );
+            }
+        }
     }
 
     #[test]
