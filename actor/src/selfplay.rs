@@ -15,7 +15,7 @@ use rnad_common::distinct::distinct_rows;
 use rnad_common::game::{Game, State, Turn};
 use rnad_common::net::{legal_policy, NetShape, ParamSet, PolicyValueNet};
 use rnad_common::sampling::inverse_cdf;
-use rnad_common::trajectory::{Step, Trajectory};
+use rnad_common::trajectory::{Decision, Trajectory};
 
 /// Where a [`SelfPlay`]'s random numbers come from: a ChaCha8 generator
 /// keyed by `seed`, on stream `stream`. Streams of one key are independent
@@ -54,7 +54,8 @@ pub struct PolicySnapshot {
 
 struct Slot {
     state: Box<dyn State>,
-    steps: Vec<Step>,
+    /// The decisions so far; its version is set when the game ends.
+    record: Trajectory,
 }
 
 /// A set of concurrent self-play games.
@@ -109,7 +110,7 @@ impl SelfPlay {
         skip_chance(&mut self.rng, state.as_mut());
         Slot {
             state,
-            steps: Vec::new(),
+            record: Trajectory::default(),
         }
     }
 
@@ -171,30 +172,30 @@ impl SelfPlay {
 
         let mut finished = Vec::new();
         let mut done = vec![false; n];
+        let no_rewards = vec![0.0; self.game.num_players()];
         for i in 0..n {
             let row = &policy[i * actions..(i + 1) * actions];
             let action = self.sample(row, &legal[i * actions..(i + 1) * actions]);
             let player = players[i];
             let slot = &mut self.slots[i];
             slot.state.apply_action(action);
-            slot.steps.push(Step {
-                obs: obs[i * input..(i + 1) * input].to_vec(),
-                legal: legal[i * actions..(i + 1) * actions].to_vec(),
+            slot.record.push(Decision {
+                obs: &obs[i * input..(i + 1) * input],
+                legal: &legal[i * actions..(i + 1) * actions],
                 player: u8::try_from(player).expect("the registry allows at most 10 players"),
                 action: u8::try_from(action).expect("the registry's games have under 256 actions"),
-                behaviour: row.to_vec(),
-                rewards: vec![0.0; self.game.num_players()],
+                behaviour: row,
+                rewards: &no_rewards,
             });
             self.decisions += 1;
             skip_chance(&mut self.rng, slot.state.as_mut());
             if slot.state.turn() == Turn::Terminal {
-                let mut steps = std::mem::take(&mut slot.steps);
-                let last = steps.last_mut().expect("a finished game has a decision");
-                last.rewards = slot.state.returns().into_iter().map(|r| r as f32).collect();
-                finished.push(Trajectory {
-                    param_version: snapshot.version,
-                    steps,
-                });
+                let mut game = std::mem::take(&mut slot.record);
+                for (reward, ret) in game.last_rewards_mut().iter_mut().zip(slot.state.returns()) {
+                    *reward = ret as f32;
+                }
+                game.param_version = snapshot.version;
+                finished.push(game);
                 done[i] = true;
                 if refill {
                     self.slots[i] = self.fresh_slot();
@@ -260,21 +261,21 @@ mod tests {
         let mut play = SelfPlay::new(game, shape.clone(), 64, RngStream::of(1));
         let games = play.play_fresh(&snapshot, 200).unwrap();
         let net = PolicyValueNet::new(&shape, snapshot.params.tensors());
-        let steps: Vec<_> = games.iter().flat_map(|g| &g.steps).collect();
+        let steps: Vec<_> = games.iter().flat_map(|g| g.decisions()).collect();
         let (mut distinct, mut far_from_uniform) = (std::collections::HashSet::new(), 0);
         for step in &steps {
             let row = |values: &[f32]| {
                 Tensor::from_slice(values, (1, values.len()), &Device::Cpu).unwrap()
             };
             let alone = net
-                .policy(&row(&step.obs), &row(&step.legal))
+                .policy(&row(step.obs), &row(step.legal))
                 .unwrap()
                 .flatten_all()
                 .unwrap()
                 .to_vec1::<f32>()
                 .unwrap();
             let uniform = 1.0 / step.legal.iter().sum::<f32>();
-            for (a, (b, legal)) in alone.iter().zip(step.behaviour.iter().zip(&step.legal)) {
+            for (a, (b, legal)) in alone.iter().zip(step.behaviour.iter().zip(step.legal)) {
                 assert!((a - b).abs() < 1e-5, "{alone:?} vs {:?}", step.behaviour);
                 far_from_uniform += usize::from(*legal != 0.0 && (b - uniform).abs() > 0.02);
             }

@@ -25,6 +25,7 @@ pub mod logging;
 pub mod metrics;
 pub mod net;
 pub mod overrides;
+pub mod packed;
 pub mod policy;
 pub mod proto;
 pub mod public_tree;

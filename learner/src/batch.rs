@@ -37,24 +37,25 @@ impl Batch {
         let mut batch = Batch::default();
         for trajectory in trajectories {
             let start = batch.rows;
-            for step in &trajectory.steps {
-                batch.obs.extend_from_slice(&step.obs);
-                batch.legal.extend_from_slice(&step.legal);
-                batch.player.push(step.player);
-                batch.action.push(step.action);
-                batch
-                    .behaviour
-                    .push(step.behaviour[usize::from(step.action)]);
-                batch.rows += 1;
-            }
+            batch.obs.extend_from_slice(&trajectory.obs);
+            batch.legal.extend_from_slice(&trajectory.legal);
+            batch.player.extend_from_slice(&trajectory.player);
+            batch.action.extend_from_slice(&trajectory.action);
+            batch.behaviour.extend(
+                trajectory
+                    .decisions()
+                    .map(|d| d.behaviour[usize::from(d.action)]),
+            );
+            batch.rows += trajectory.len();
             batch.spans.push(start..batch.rows);
         }
         batch.rewards = (0..players)
             .flat_map(|p| {
                 trajectories
                     .iter()
-                    .flat_map(move |t| t.steps.iter().map(move |s| s.rewards[p]))
+                    .flat_map(move |t| t.rewards.iter().skip(p).step_by(players))
             })
+            .copied()
             .collect();
         batch
     }
@@ -75,38 +76,41 @@ impl Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rnad_common::trajectory::Step;
+    use rnad_common::trajectory::Decision;
 
-    fn step(obs: [f32; 2], player: u8, rewards: [f32; 2]) -> Step {
-        Step {
-            obs: obs.to_vec(),
-            legal: vec![1.0, 1.0],
-            player,
-            action: 1,
-            behaviour: vec![0.25, 0.75],
-            rewards: rewards.to_vec(),
+    /// A game of two-action decisions (obs, player, action, rewards), each
+    /// played with μ = (0.25, 0.75).
+    fn game(steps: &[([f32; 2], u8, u8, [f32; 2])]) -> Trajectory {
+        let mut game = Trajectory::new(0);
+        for (obs, player, action, rewards) in steps {
+            game.push(Decision {
+                obs,
+                legal: &[1.0, 1.0],
+                player: *player,
+                action: *action,
+                behaviour: &[0.25, 0.75],
+                rewards,
+            });
         }
+        game
     }
 
     #[test]
     fn rows_spans_rewards_and_distinct_observations() {
         let trajectories = [
-            Trajectory {
-                param_version: 0,
-                steps: vec![
-                    step([1.0, 0.0], 0, [0.0, 0.0]),
-                    step([0.0, 1.0], 1, [-1.0, 1.0]),
-                ],
-            },
-            Trajectory {
-                param_version: 0,
-                steps: vec![step([1.0, 0.0], 0, [2.0, -2.0])],
-            },
+            game(&[
+                ([1.0, 0.0], 0, 1, [0.0, 0.0]),
+                ([0.0, 1.0], 1, 0, [-1.0, 1.0]),
+            ]),
+            game(&[([1.0, 0.0], 0, 1, [2.0, -2.0])]),
         ];
         let batch = Batch::new(&trajectories, 2);
         assert_eq!(batch.rows, 3);
         assert_eq!(batch.spans, vec![0..2, 2..3]);
-        assert_eq!(batch.behaviour, vec![0.75; 3]);
+        assert_eq!(batch.player, vec![0, 1, 0]);
+        assert_eq!(batch.action, vec![1, 0, 1]);
+        assert_eq!(batch.legal, vec![1.0; 6]);
+        assert_eq!(batch.behaviour, vec![0.75, 0.25, 0.75]);
         assert_eq!(batch.rewards_of(0), &[0.0, -1.0, 2.0]);
         assert_eq!(batch.rewards_of(1), &[0.0, 1.0, -2.0]);
         let (distinct, index) = batch.distinct_obs();

@@ -535,7 +535,7 @@ fn average_sums(dir: &Path) -> serde_json::Value {
 fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
     use rnad_common::config::Config;
     use rnad_common::proto::{self, config_hash, Hello, ProtoError, PROTOCOL_VERSION};
-    use rnad_common::trajectory::{Step, Trajectory};
+    use rnad_common::trajectory::{Decision, Trajectory};
 
     let dir = scratch("distributed_bad_batch");
     let learner = start_learner(&dir, free_port(), free_port(), "learner.log");
@@ -552,20 +552,19 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
         let config = Config::from_toml(&info.config_toml, "learner").unwrap();
         assert_eq!(info.config_hash, config_hash(&config));
         let hello = Hello { protocol: PROTOCOL_VERSION, config_hash: info.config_hash };
-        let step = Step {
-            obs: vec![0.0; 11],
-            legal: vec![1.0, 1.0],
-            player: 0,
-            action: 1,
-            behaviour: vec![0.5, 0.5],
-            rewards: vec![1.0, -1.0],
+        let one_decision = |behaviour: &[f32]| {
+            let mut game = Trajectory::new(info.version);
+            game.push(Decision {
+                obs: &[0.0; 11],
+                legal: &[1.0, 1.0],
+                player: 0,
+                action: 1,
+                behaviour,
+                rewards: &[1.0, -1.0],
+            });
+            game
         };
-        let mut illegal = step.clone();
-        illegal.behaviour = vec![0.9, 0.9];
-        let batch = vec![
-            Trajectory { param_version: info.version, steps: vec![step.clone()] },
-            Trajectory { param_version: info.version, steps: vec![illegal] },
-        ];
+        let batch = vec![one_decision(&[0.5, 0.5]), one_decision(&[0.9, 0.9])];
         let err = client.submit(proto::context(), hello.clone(), batch).await.unwrap().unwrap_err();
         assert!(matches!(&err, ProtoError::BadBatch(m) if m.contains("trajectory 1: step 0") && m.contains("does not sum to 1")), "{err}");
 

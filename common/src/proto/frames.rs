@@ -4,7 +4,8 @@
 //! allows, and clients read no response larger than the largest parameter
 //! reply. Encoded sizes follow the transport's bincode options: lengths and
 //! integers wider than a byte as variable-length integers ([`varint_len`]),
-//! `u8` as one byte, `f32` as four.
+//! and the vectors of numbers as byte strings ([`crate::packed`]): a
+//! length, then one byte per `u8` and four per `f32`.
 //!
 //! Requests and responses differ in size (a submit of Leduc games against
 //! a parameter reply, or a small game with a wide network the other way
@@ -44,9 +45,14 @@ fn varint_len(n: usize) -> usize {
     }
 }
 
-/// Bytes of a `Vec<f32>` of `n` values.
+/// Bytes of a byte string of `n` bytes.
+fn packed(n: usize) -> usize {
+    varint_len(n) + n
+}
+
+/// Bytes of a packed `Vec<f32>` of `n` values.
 fn floats(n: usize) -> usize {
-    varint_len(n) + 4 * n
+    packed(4 * n)
 }
 
 /// The largest frames each side of a connection reads.
@@ -65,10 +71,14 @@ impl FrameLimits {
         let obs = game.information_state_tensor_size();
         let actions = game.num_distinct_actions();
         let players = game.num_players();
-        // obs, legal mask, behaviour and rewards; player and action (u8).
-        let step = floats(obs) + 2 * floats(actions) + floats(players) + 2;
-        let max_len = config.trajectory_max();
-        let trajectory = VARINT_U64 + varint_len(max_len) + max_len * step;
+        // The version, then the columns: player and action (a byte per
+        // decision), obs, legal mask, behaviour and rewards.
+        let n = config.trajectory_max();
+        let trajectory = VARINT_U64
+            + 2 * packed(n)
+            + floats(n * obs)
+            + 2 * floats(n * actions)
+            + floats(n * players);
         let request =
             ENVELOPE + varint_len(MAX_SUBMIT_TRAJECTORIES) + MAX_SUBMIT_TRAJECTORIES * trajectory;
         let tensors = NetShape::for_config(config).param_names();

@@ -23,7 +23,7 @@ use crate::net::{NetShape, ParamSet};
 use crate::trajectory::Trajectory;
 
 /// Bumped whenever a wire type or call changes meaning.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// Who is calling, and with what protocol and run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,9 +80,10 @@ impl ParamKind {
     pub const ALL: [ParamKind; 3] = [ParamKind::Online, ParamKind::Target, ParamKind::Reg];
 }
 
-/// Parameter tensors, flattened, in [`NetShape::param_names`] order.
+/// Parameter tensors, flattened, in [`NetShape::param_names`] order, each
+/// one byte string on the wire ([`crate::packed`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WireParams(pub Vec<Vec<f32>>);
+pub struct WireParams(#[serde(with = "crate::packed::f32_vecs")] pub Vec<Vec<f32>>);
 
 impl WireParams {
     /// Flattens a parameter set.
@@ -220,7 +221,7 @@ mod tests {
 
     use super::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
     use super::*;
-    use crate::trajectory::Step;
+    use crate::trajectory::Decision;
 
     /// Bytes of `item` as the transport encodes it.
     fn encoded<T: Serialize + Unpin>(item: &T) -> usize {
@@ -241,18 +242,22 @@ mod tests {
             let limits = FrameLimits::for_config(&config);
             let game = config.game.load();
             let (actions, players) = (game.num_distinct_actions(), game.num_players());
-            let step = Step {
-                obs: vec![f32::MAX; game.information_state_tensor_size()],
-                legal: vec![1.0; actions],
-                player: (players - 1) as u8,
-                action: (actions - 1) as u8,
-                behaviour: vec![f32::MAX; actions],
-                rewards: vec![f32::MAX; players],
-            };
-            let trajectory = Trajectory {
-                param_version: u64::MAX,
-                steps: vec![step; config.trajectory_max()],
-            };
+            let (obs, legal) = (
+                vec![f32::MAX; game.information_state_tensor_size()],
+                vec![1.0; actions],
+            );
+            let (behaviour, rewards) = (vec![f32::MAX; actions], vec![f32::MAX; players]);
+            let mut trajectory = Trajectory::new(u64::MAX);
+            for _ in 0..config.trajectory_max() {
+                trajectory.push(Decision {
+                    obs: &obs,
+                    legal: &legal,
+                    player: (players - 1) as u8,
+                    action: (actions - 1) as u8,
+                    behaviour: &behaviour,
+                    rewards: &rewards,
+                });
+            }
             let hello = Hello {
                 protocol: u32::MAX,
                 config_hash: u64::MAX,
