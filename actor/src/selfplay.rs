@@ -191,9 +191,8 @@ impl SelfPlay {
             skip_chance(&mut self.rng, slot.state.as_mut());
             if slot.state.turn() == Turn::Terminal {
                 let mut game = std::mem::take(&mut slot.record);
-                for (reward, ret) in game.last_rewards_mut().iter_mut().zip(slot.state.returns()) {
-                    *reward = ret as f32;
-                }
+                let returns: Vec<f32> = slot.state.returns().iter().map(|&r| r as f32).collect();
+                game.last_rewards_mut().copy_from_slice(&returns);
                 game.param_version = snapshot.version;
                 finished.push(game);
                 done[i] = true;

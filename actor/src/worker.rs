@@ -15,7 +15,7 @@ use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::proto::frames::MAX_SUBMIT_TRAJECTORIES;
 use rnad_common::proto::handshake::Token;
-use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, ParamKind};
+use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, ParamKind, Submission};
 
 use crate::metrics::ActorMetrics;
 use crate::selfplay::{PolicySnapshot, RngStream, SelfPlay};
@@ -131,7 +131,7 @@ async fn play_session(
             let rest = pending.split_off(pending.len().min(MAX_SUBMIT_TRAJECTORIES));
             let batch = std::mem::replace(&mut pending, rest);
             let ack = client
-                .submit(proto::context(), hello.clone(), batch)
+                .submit(proto::context(), hello.clone(), Submission(batch))
                 .await
                 .map_err(|e| ClientError::rpc("submitting", e))??;
             metrics.submits_total.inc();

@@ -7,6 +7,12 @@
 //! as much. As `#[serde(with = "...")]` modules these write a vector as
 //! one bincode byte string (its length, then the values' little-endian
 //! bytes) and read it back in one pass, the same on every host.
+//!
+//! They are for the wire only: formats that write bytes as a sequence
+//! (JSON) cannot read them back. The transport decodes from the whole
+//! frame in memory, so a declared length past the frame's end is refused
+//! before anything is allocated; a decoder reading from a stream would
+//! have to bound lengths itself.
 
 use serde::de::{Error, SeqAccess, Visitor};
 use serde::{Deserializer, Serialize, Serializer};
@@ -219,5 +225,11 @@ mod tests {
         );
         encoded[0] = 200;
         assert!(decode(&encoded).is_err());
+        // A length of 2^40 bytes (marker 253, then eight bytes) in a short
+        // message is an error, not an allocation of a terabyte.
+        let mut huge = vec![253];
+        huge.extend_from_slice(&(1u64 << 40).to_le_bytes());
+        huge.extend_from_slice(&encoded[1..]);
+        assert!(decode(&huge).is_err());
     }
 }

@@ -161,9 +161,10 @@ impl Trajectory {
     }
 }
 
-/// A column of `n` equal rows, row by row.
-fn rows(column: &[f32], n: usize) -> std::slice::ChunksExact<'_, f32> {
-    column.chunks_exact((column.len() / n.max(1)).max(1))
+/// A column of `n` equal rows, row by row (`n` rows even of width 0).
+fn rows(column: &[f32], n: usize) -> impl Iterator<Item = &[f32]> {
+    let width = column.len().checked_div(n).unwrap_or(0);
+    (0..n).map(move |t| &column[t * width..(t + 1) * width])
 }
 
 impl Decision<'_> {
@@ -269,7 +270,7 @@ mod tests {
     #[test]
     fn every_kind_of_bad_step_is_named() {
         type Break = fn(&mut Trajectory);
-        let cases: [(Break, &str); 8] = [
+        let cases: [(Break, &str); 9] = [
             (|t| t.obs[2] = f32::NAN, "step 1: observation is not finite"),
             (|t| t.legal[3] = 0.5, "step 1: legal mask"),
             (|t| t.player[1] = 2, "step 1: player 2 out of range"),
@@ -282,6 +283,10 @@ mod tests {
             (
                 |t| t.behaviour[3..].copy_from_slice(&[0.0, 0.4, 0.4]),
                 "step 1: behaviour policy [0.0, 0.4, 0.4] does not sum to 1",
+            ),
+            (
+                |t| t.behaviour[3..].copy_from_slice(&[0.0, 1.0, 0.0]),
+                "step 1: behaviour policy [0.0, 1.0, 0.0] does not sum to 1 or gives the action taken no probability",
             ),
             (
                 |t| t.rewards[3] = f32::INFINITY,

@@ -1,7 +1,7 @@
 //! A learner batch: trajectories compacted to their valid decisions.
 //!
 //! Padding carries no information, so the learner computes only on real
-//! decisions: each trajectory's steps become consecutive rows, and
+//! decisions: each trajectory's decisions become consecutive rows, and
 //! `spans` remembers where each trajectory's rows are (v-trace runs per
 //! span).
 
@@ -116,5 +116,26 @@ mod tests {
         let (distinct, index) = batch.distinct_obs();
         assert_eq!(distinct, vec![1.0, 0.0, 0.0, 1.0]);
         assert_eq!(index, vec![0, 1, 0]);
+    }
+
+    /// Rewards are gathered per player from each decision's row of the
+    /// rewards column, for any number of players.
+    #[test]
+    fn three_players_rewards() {
+        let mut game = Trajectory::new(0);
+        for rewards in [[0.0, 0.0, 0.0], [1.0, 2.0, -3.0]] {
+            game.push(Decision {
+                obs: &[1.0],
+                legal: &[1.0, 1.0],
+                player: 2,
+                action: 0,
+                behaviour: &[0.5, 0.5],
+                rewards: &rewards,
+            });
+        }
+        let batch = Batch::new(&[game], 3);
+        assert_eq!(batch.rewards_of(0), &[0.0, 1.0]);
+        assert_eq!(batch.rewards_of(1), &[0.0, 2.0]);
+        assert_eq!(batch.rewards_of(2), &[0.0, -3.0]);
     }
 }

@@ -23,11 +23,11 @@ use futures::prelude::*;
 use rnad_common::config::Config;
 use rnad_common::listener::{accept_loop, GuardedStream, Limits};
 use rnad_common::net::ParamSet;
-use rnad_common::proto::frames::{self, FrameLimits, MAX_SUBMIT_TRAJECTORIES};
+use rnad_common::proto::frames::{self, FrameLimits};
 use rnad_common::proto::handshake::{self, AnswerError, Token};
 use rnad_common::proto::{
     config_hash, config_identity, Hello, Incarnation, LearnerService, ParamKind, Params,
-    ProtoError, RunInfo, SubmitAck, WireParams, PROTOCOL_VERSION,
+    ProtoError, RunInfo, Submission, SubmitAck, WireParams, PROTOCOL_VERSION,
 };
 use rnad_common::trajectory::{Dims, Trajectory};
 use tarpc::context::Context;
@@ -252,16 +252,10 @@ impl LearnerService for Service {
         self,
         _: Context,
         hello: Hello,
-        trajectories: Vec<Trajectory>,
+        Submission(trajectories): Submission,
     ) -> Result<SubmitAck, ProtoError> {
         let hub = &self.0;
         hub.check(&hello).map_err(|e| hub.reject(e))?;
-        if trajectories.len() > MAX_SUBMIT_TRAJECTORIES {
-            return Err(hub.reject(ProtoError::BadBatch(format!(
-                "{} trajectories in one submit, at most {MAX_SUBMIT_TRAJECTORIES} are allowed",
-                trajectories.len()
-            ))));
-        }
         for (i, trajectory) in trajectories.iter().enumerate() {
             trajectory
                 .validate(&hub.dims)

@@ -534,7 +534,7 @@ fn average_sums(dir: &Path) -> serde_json::Value {
 #[test]
 fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
     use rnad_common::config::Config;
-    use rnad_common::proto::{self, config_hash, Hello, ProtoError, PROTOCOL_VERSION};
+    use rnad_common::proto::{self, config_hash, Hello, ProtoError, Submission, PROTOCOL_VERSION};
     use rnad_common::trajectory::{Decision, Trajectory};
 
     let dir = scratch("distributed_bad_batch");
@@ -565,11 +565,15 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
             game
         };
         let batch = vec![one_decision(&[0.5, 0.5]), one_decision(&[0.9, 0.9])];
-        let err = client.submit(proto::context(), hello.clone(), batch).await.unwrap().unwrap_err();
+        let err = client.submit(proto::context(), hello.clone(), Submission(batch)).await.unwrap().unwrap_err();
         assert!(matches!(&err, ProtoError::BadBatch(m) if m.contains("trajectory 1: step 0") && m.contains("does not sum to 1")), "{err}");
+        let mut short = one_decision(&[0.5, 0.5]);
+        short.obs.pop();
+        let err = client.submit(proto::context(), hello.clone(), Submission(vec![short])).await.unwrap().unwrap_err();
+        assert!(matches!(&err, ProtoError::BadBatch(m) if m.contains("trajectory 0: obs has 10 entries, expected 11")), "{err}");
 
         let wrong = Hello { protocol: PROTOCOL_VERSION, config_hash: info.config_hash ^ 1 };
-        let err = client.submit(proto::context(), wrong, vec![]).await.unwrap().unwrap_err();
+        let err = client.submit(proto::context(), wrong, Submission::default()).await.unwrap().unwrap_err();
         assert!(err.to_string().contains("kuhn_poker with hidden layers [64, 64]"), "{err}");
         let old = Hello { protocol: PROTOCOL_VERSION + 1, config_hash: info.config_hash };
         let err = client.fetch_params(proto::context(), old, None, vec![]).await.unwrap().unwrap_err();
@@ -591,7 +595,7 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
             "rnad_learner_rejected_batches_total",
             "reason=\"invalid\""
         ),
-        Some(1.0)
+        Some(2.0)
     );
     assert_eq!(
         labelled(

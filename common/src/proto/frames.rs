@@ -55,6 +55,19 @@ fn floats(n: usize) -> usize {
     packed(4 * n)
 }
 
+/// Bytes of the largest legal trajectory of a run of `config`: the
+/// version, then the columns of the game's longest game, player and action
+/// (a byte per decision), obs, legal mask, behaviour and rewards.
+pub(crate) fn largest_trajectory(config: &Config) -> usize {
+    let game = config.game.load();
+    let n = config.trajectory_max();
+    VARINT_U64
+        + 2 * packed(n)
+        + floats(n * game.information_state_tensor_size())
+        + 2 * floats(n * game.num_distinct_actions())
+        + floats(n * game.num_players())
+}
+
 /// The largest frames each side of a connection reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrameLimits {
@@ -67,18 +80,7 @@ pub struct FrameLimits {
 impl FrameLimits {
     /// The limits for a run of `config`.
     pub fn for_config(config: &Config) -> FrameLimits {
-        let game = config.game.load();
-        let obs = game.information_state_tensor_size();
-        let actions = game.num_distinct_actions();
-        let players = game.num_players();
-        // The version, then the columns: player and action (a byte per
-        // decision), obs, legal mask, behaviour and rewards.
-        let n = config.trajectory_max();
-        let trajectory = VARINT_U64
-            + 2 * packed(n)
-            + floats(n * obs)
-            + 2 * floats(n * actions)
-            + floats(n * players);
+        let trajectory = largest_trajectory(config);
         let request =
             ENVELOPE + varint_len(MAX_SUBMIT_TRAJECTORIES) + MAX_SUBMIT_TRAJECTORIES * trajectory;
         let tensors = NetShape::for_config(config).param_names();

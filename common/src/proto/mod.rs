@@ -171,6 +171,55 @@ impl Incarnation {
     }
 }
 
+/// The games of one `submit`: at most [`frames::MAX_SUBMIT_TRAJECTORIES`],
+/// a bound enforced while decoding, before any game is built. A frame
+/// within the request limit could otherwise carry about 190,000 empty
+/// Leduc games (seven bytes each on the wire, 152 in memory) and make the
+/// learner hold about 30 MB per request before counting them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Submission(pub Vec<Trajectory>);
+
+impl<'de> Deserialize<'de> for Submission {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Bounded;
+        impl<'de> serde::de::Visitor<'de> for Bounded {
+            type Value = Submission;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(
+                    f,
+                    "at most {} trajectories",
+                    frames::MAX_SUBMIT_TRAJECTORIES
+                )
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Submission, A::Error> {
+                let too_many = |n: usize| {
+                    serde::de::Error::custom(format!(
+                        "{n} trajectories in one submit, at most {} are allowed",
+                        frames::MAX_SUBMIT_TRAJECTORIES
+                    ))
+                };
+                let declared = seq.size_hint().unwrap_or(0);
+                if declared > frames::MAX_SUBMIT_TRAJECTORIES {
+                    return Err(too_many(declared));
+                }
+                let mut games = Vec::with_capacity(declared);
+                while let Some(game) = seq.next_element()? {
+                    if games.len() == frames::MAX_SUBMIT_TRAJECTORIES {
+                        return Err(too_many(games.len() + 1));
+                    }
+                    games.push(game);
+                }
+                Ok(Submission(games))
+            }
+        }
+        deserializer.deserialize_seq(Bounded)
+    }
+}
+
 /// The answer to a submitted batch.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubmitAck {
@@ -190,9 +239,9 @@ pub trait LearnerService {
         have: Option<u64>,
         kinds: Vec<ParamKind>,
     ) -> Result<Option<Params>, ProtoError>;
-    /// Queues a batch of at most [`frames::MAX_SUBMIT_TRAJECTORIES`]
-    /// finished games (validated first; waits while the queue is full).
-    async fn submit(hello: Hello, trajectories: Vec<Trajectory>) -> Result<SubmitAck, ProtoError>;
+    /// Queues a batch of finished games (validated first; waits while the
+    /// queue is full).
+    async fn submit(hello: Hello, games: Submission) -> Result<SubmitAck, ProtoError>;
 }
 
 /// The game and network shape, in words (what [`config_hash`] covers).
@@ -217,9 +266,10 @@ mod tests {
     use std::pin::Pin;
 
     use tarpc::tokio_serde::formats::Bincode;
-    use tarpc::tokio_serde::Serializer;
+    use tarpc::tokio_serde::{Deserializer, Serializer};
+    use tarpc::tokio_util::bytes::BytesMut;
 
-    use super::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
+    use super::frames::{largest_trajectory, FrameLimits, MAX_SUBMIT_TRAJECTORIES};
     use super::*;
     use crate::trajectory::Decision;
 
@@ -258,6 +308,9 @@ mod tests {
                     rewards: &rewards,
                 });
             }
+            // Exact, so that no column can be left out of the count: the
+            // envelope's allowance would hide one.
+            assert_eq!(encoded(&trajectory), largest_trajectory(&config));
             let hello = Hello {
                 protocol: u32::MAX,
                 config_hash: u64::MAX,
@@ -267,7 +320,7 @@ mod tests {
                 id: u64::MAX,
                 message: LearnerServiceRequest::Submit {
                     hello,
-                    trajectories: vec![trajectory; MAX_SUBMIT_TRAJECTORIES],
+                    games: Submission(vec![trajectory; MAX_SUBMIT_TRAJECTORIES]),
                 },
             });
             let request = encoded(&submit);
@@ -296,5 +349,31 @@ mod tests {
                 "{response} vs {limits:?}"
             );
         }
+    }
+
+    /// A submit of more games than allowed fails while it is decoded,
+    /// whatever their size; the largest allowed one decodes.
+    #[test]
+    fn a_submission_is_bounded_while_it_is_decoded() {
+        let decode = |games: usize| {
+            let bytes = {
+                let mut codec = Bincode::<(), Submission>::default();
+                Pin::new(&mut codec)
+                    .serialize(&Submission(vec![Trajectory::new(0); games]))
+                    .unwrap()
+            };
+            let mut codec = Bincode::<Submission, ()>::default();
+            Pin::new(&mut codec).deserialize(&BytesMut::from(bytes.as_ref()))
+        };
+        assert_eq!(
+            decode(MAX_SUBMIT_TRAJECTORIES).unwrap().0.len(),
+            MAX_SUBMIT_TRAJECTORIES
+        );
+        let err = decode(MAX_SUBMIT_TRAJECTORIES + 1).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("1025 trajectories in one submit, at most 1024 are allowed"),
+            "{err}"
+        );
     }
 }
