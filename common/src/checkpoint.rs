@@ -25,8 +25,8 @@ use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::game::GameSpec;
 use crate::net::{NetShape, ParamSet};
+use rnad_games::GameSpec;
 
 /// The format tag a checkpoint carries.
 pub const FORMAT: &str = "rnad-checkpoint-1";

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::GameSpec;
+use rnad_games::GameSpec;
 
 /// A configuration that cannot be used, and which key is wrong.
 #[derive(Debug, thiserror::Error)]

@@ -7,11 +7,11 @@ use std::path::Path;
 
 use rnad_common::checkpoint::CheckpointFile;
 use rnad_common::config::Config;
-use rnad_common::game::GameSpec;
 use rnad_common::history::PolicyKind;
 use rnad_common::net::NetShape;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::PublicTree;
+use rnad_games::GameSpec;
 
 use crate::error::EvaluatorError;
 use crate::neural::{

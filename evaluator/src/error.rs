@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-use rnad_common::policy::PolicyError;
-use rnad_common::public_tree::PublicTreeError;
+use rnad_games::policy::PolicyError;
+use rnad_games::policy_file::PolicyFileError;
+use rnad_games::public_tree::PublicTreeError;
 
 /// Everything an evaluator command can fail on, with the file it concerns.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +33,9 @@ pub enum EvaluatorError {
         /// What is wrong with it.
         source: PolicyError,
     },
+    /// A policy file that cannot be read or used.
+    #[error(transparent)]
+    PolicyFile(#[from] PolicyFileError),
     /// An address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

@@ -4,17 +4,17 @@
 
 use std::sync::Arc;
 
-use rnad_common::game::Game;
 use rnad_common::history::{NashConvs, PolicyKind};
 use rnad_common::net::{NetShape, ParamSet};
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::{PublicTree, PublicTreeError};
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::{PublicTree, PublicTreeError};
+use rnad_games::Game;
 
-use crate::exploitability::{nash_conv, NashConvReport};
 use crate::neural::{
     network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
 };
 use crate::policy_average::PolicyAverage;
+use rnad_games::exploitability::{nash_conv, NashConvReport};
 
 /// The parameter sets evaluated during training.
 #[derive(Clone, Copy, Debug)]

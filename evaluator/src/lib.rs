@@ -8,20 +8,17 @@
 //! sets of runs; [`reference`] is the slow per-history best response the
 //! tests hold the fast one against.
 
-pub mod cfr;
 pub mod checkpoint_policy;
 pub mod commands;
 pub mod error;
 pub mod experiments;
-pub mod exploitability;
-pub mod headtohead;
 pub mod kinds;
 pub mod metrics;
 pub mod neural;
+pub mod output;
 pub mod panel;
+pub mod players;
 pub mod policy_average;
-pub mod policy_file;
-pub mod reference;
+pub mod reduction;
 pub mod run_eval;
-pub mod terminal;
 pub mod watch;

@@ -5,10 +5,10 @@
 
 use candle_core::{Device, Result, Tensor};
 use rnad_common::net::{NetShape, ParamSet, PolicyValueNet};
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::PublicTree;
 
-use crate::cfr::normalise_or_uniform;
+use rnad_games::cfr::normalise_or_uniform;
 
 /// Probabilities below this are dropped by the reference post-processing.
 pub const POLICY_THRESHOLD: f64 = 0.03;

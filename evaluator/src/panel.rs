@@ -13,12 +13,12 @@
 use std::path::{Path, PathBuf};
 
 use rnad_common::history::HeadToHead;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::PublicTree;
 
 use crate::error::EvaluatorError;
-use crate::headtohead::players::{PlayerSpec, Tabulator};
-use crate::headtohead::{play_against, Mode};
+use crate::players::{PlayerSpec, Tabulator};
+use rnad_games::headtohead::{play_against, Mode};
 
 /// The opponents and the deals every evaluated version meets.
 pub struct Panel {

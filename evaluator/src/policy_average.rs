@@ -43,9 +43,9 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use rnad_common::checkpoint::{AverageCounters, SavedAverage};
-use rnad_common::game::GameSpec;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::{NodeKind, PublicTree};
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::{NodeKind, PublicTree};
+use rnad_games::GameSpec;
 
 /// An action whose centred log-probability is at or below `−β` plus this
 /// counts as held at NeuRD's threshold: the learner's logits sit at the threshold
@@ -433,7 +433,7 @@ pub fn own_reach(tree: &PublicTree, policy: &TabularPolicy) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exploitability::nash_conv;
+    use rnad_games::exploitability::nash_conv;
 
     fn kuhn_spec() -> GameSpec {
         "kuhn_poker".parse().unwrap()

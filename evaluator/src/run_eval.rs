@@ -10,13 +10,15 @@ use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::{Config, EvaluationMode};
 use rnad_common::history::{HeadToHead, HistoryEntry, PolicyKind};
 use rnad_common::net::NetShape;
-use rnad_common::public_tree::PublicTree;
+use rnad_games::public_tree::PublicTree;
 
 use crate::error::EvaluatorError;
 use crate::kinds::{KindEvaluator, KindReports, PolicyKinds};
 use crate::panel::Panel;
 use crate::policy_average::{PolicyAverage, SavedSums};
-use crate::policy_file::{policy_file_json, write_policy_file};
+use rnad_games::policy_file::{policy_file_json, PolicyFileHeader};
+
+use crate::output::write_json;
 
 /// The evaluator of one run.
 pub struct RunEvaluator {
@@ -209,20 +211,18 @@ impl RunEvaluator {
         let Some((policy, step)) = average.current(tree) else {
             return Ok(());
         };
-        let file = policy_file_json(
-            tree,
-            &policy,
-            PolicyKind::TargetAverage,
+        let header = PolicyFileHeader {
+            kind: PolicyKind::TargetAverage.name(),
             step,
-            report.nash_conv,
-            format!(
+            nash_conv: report.nash_conv,
+            description: format!(
                 "target policy averaged over the evaluations of the last min({}, s/2) \
                  learner steps (exponentially; s: the steps averaged so far), actions held \
                  at the NeuRD threshold dropped (learner step {step})",
                 average.horizon_steps()
             ),
-        );
-        write_policy_file(path, &file)
+        };
+        write_json(path, &policy_file_json(tree, &policy, header))
     }
 }
 

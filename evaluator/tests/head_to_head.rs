@@ -5,13 +5,10 @@
 
 use std::path::PathBuf;
 
-use rnad_common::game::GameSpec;
-use rnad_common::history_tree::HistoryTree;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
-use rnad_evaluator::headtohead::play::expected_returns;
-use rnad_evaluator::headtohead::players::{PlayerSpec, Tabulator};
-use rnad_evaluator::reference::{history_policy, BestResponse};
+use rnad_evaluator::players::{PlayerSpec, Tabulator};
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::PublicTree;
+use rnad_games::GameSpec;
 use serde_json::Value;
 
 mod support;
@@ -65,63 +62,6 @@ fn exact_kuhn_rules_against_uniform_match_a_hand_computation() {
         .collect();
     for key in ["game", "deals", "seatings", "players"] {
         assert!(keys.contains(&key), "{keys:?}");
-    }
-}
-
-/// Exact match payoffs equal the on-policy values the per-history
-/// reference computes for every seating of the same players.
-#[test]
-fn exact_payoffs_agree_with_the_per_history_reference() {
-    for (spec, players) in [
-        (
-            "leduc_poker",
-            vec![
-                PlayerSpec::Policy(fixture("leduc_poker_cfrplus100_policy.json").into()),
-                PlayerSpec::Rules,
-            ],
-        ),
-        (
-            "kuhn_poker(players=3)",
-            vec![
-                PlayerSpec::Policy(fixture("kuhn_poker_3p_cfrplus100_policy.json").into()),
-                PlayerSpec::Rules,
-                PlayerSpec::Uniform,
-            ],
-        ),
-        (
-            "liars_dice(dice_sides=3)",
-            vec![PlayerSpec::Rules, PlayerSpec::Uniform],
-        ),
-    ] {
-        let tree = PublicTree::build(spec.parse::<GameSpec>().unwrap().load()).unwrap();
-        let mut tabulator = Tabulator::new(&tree);
-        let policies: Vec<TabularPolicy> = players
-            .iter()
-            .map(|p| tabulator.policy(p).unwrap())
-            .collect();
-        let history = HistoryTree::build(tree.game().as_ref()).unwrap();
-        let mut reference = BestResponse::new(&history);
-        for seating in rnad_evaluator::headtohead::seating::seatings(players.len()) {
-            let ours = expected_returns(&tree, &policies, &seating);
-            // The joint policy: each seat's slots from its player.
-            let mut joint = vec![0.0; tree.num_slots()];
-            for d in tree.decisions() {
-                for hand in 0..tree.num_hands() {
-                    let slots = d.slots(hand);
-                    joint[slots.clone()]
-                        .copy_from_slice(&policies[seating[d.player]].probs()[slots]);
-                }
-            }
-            let joint = TabularPolicy::from_slots(&tree, joint).unwrap();
-            let probs = history_policy(&history, &tree, &joint);
-            for (seat, value) in ours.iter().enumerate() {
-                let expected = reference.on_policy_value(&probs, seat);
-                assert!(
-                    (value - expected).abs() < 1e-12,
-                    "{spec} {seating:?} seat {seat}: {value} vs {expected}"
-                );
-            }
-        }
     }
 }
 
@@ -273,7 +213,7 @@ fn a_league_writes_a_cross_table_and_a_ranking() {
 /// the exact payoff averaged over the hero's seats.
 #[test]
 fn play_against_covers_the_exact_payoff_in_every_seat() {
-    use rnad_evaluator::headtohead::{play_against, play_match, Mode};
+    use rnad_games::headtohead::{play_against, play_match, Mode};
 
     let kuhn = PublicTree::build("kuhn_poker".parse::<GameSpec>().unwrap().load()).unwrap();
     let mut tabulator = Tabulator::new(&kuhn);

@@ -10,8 +10,8 @@ use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
 use rnad_common::net::NetShape;
-use rnad_evaluator::exploitability::nash_conv;
 use rnad_evaluator::kinds::{KindEvaluator, PolicyKinds};
+use rnad_games::exploitability::nash_conv;
 use serde::Serialize;
 
 use crate::error::LearnerError;

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use rnad_common::config::{ConfigError, SettingChange, OPERATIONAL_KEYS};
-use rnad_common::public_tree::PublicTreeError;
+use rnad_games::public_tree::PublicTreeError;
 
 /// Everything the learner can fail on, saying where.
 #[derive(Debug, thiserror::Error)]

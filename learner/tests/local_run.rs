@@ -11,13 +11,13 @@ use std::time::Duration;
 
 use rnad_common::config::Config;
 use rnad_common::history::{HistoryEntry, PolicyKind};
-use rnad_common::policy::TabularPolicy;
 use rnad_common::proto::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
-use rnad_common::public_tree::PublicTree;
 use rnad_common::run_dir::RunDir;
 use rnad_evaluator::checkpoint_policy::CheckpointPolicies;
-use rnad_evaluator::exploitability::nash_conv;
 use rnad_evaluator::neural::NetworkInputs;
+use rnad_games::exploitability::nash_conv;
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::PublicTree;
 use rnad_learner::checkpoint::{self, Checkpoint};
 use rnad_learner::local::{run_local, LocalOptions};
 use rnad_learner::resume::OpenOptions;
@@ -388,9 +388,9 @@ fn only_the_newest_checkpoints_are_kept() {
 #[test]
 fn head_to_head_mode_plays_the_panel_and_its_interval_covers_the_exact_value() {
     use rnad_common::config::EvaluationMode;
-    use rnad_common::public_tree::PublicTree;
-    use rnad_evaluator::headtohead::players::{PlayerSpec, Tabulator};
-    use rnad_evaluator::headtohead::{play_match, Mode};
+    use rnad_evaluator::players::{PlayerSpec, Tabulator};
+    use rnad_games::headtohead::{play_match, Mode};
+    use rnad_games::public_tree::PublicTree;
 
     let dir = scratch("kuhn_head_to_head");
     let mut config = kuhn_config(&dir);

@@ -19,17 +19,18 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use rnad_common::game::GameSpec;
 use rnad_common::net::{NetShape, ParamSet};
-use rnad_common::policy::TabularPolicy;
+use rnad_games::policy::TabularPolicy;
+use rnad_games::GameSpec;
 use serde::{Deserialize, Serialize};
 
-use super::{build_tree, emit, game_help, parse_game, write_atomically};
-use crate::cfr::{CfrSolver, CfrVariant};
+use super::{build_tree, emit, game_help, parse_game};
 use crate::error::EvaluatorError;
-use crate::exploitability::{nash_conv, nash_conv_threads};
-use crate::headtohead::{play_match, Mode};
 use crate::kinds::KindEvaluator;
+use crate::output::write_atomically;
+use rnad_games::cfr::{CfrSolver, CfrVariant};
+use rnad_games::exploitability::{nash_conv, nash_conv_threads};
+use rnad_games::headtohead::{play_match, Mode};
 
 /// The games measured when none is named.
 const DEFAULT_GAMES: [&str; 7] = [
@@ -311,7 +312,7 @@ fn neural_timing(spec: &GameSpec, budget: Duration) -> Result<NeuralFigures, Eva
 /// Times one sampled match of [`MATCH_DEALS`] deals between the players
 /// `tabulate` makes.
 fn match_speed(
-    tree: &rnad_common::public_tree::PublicTree,
+    tree: &rnad_games::public_tree::PublicTree,
     tabulate: impl FnOnce() -> Result<Vec<TabularPolicy>, EvaluatorError>,
 ) -> Result<MatchSpeed, EvaluatorError> {
     let start = Instant::now();

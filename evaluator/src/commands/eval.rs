@@ -6,17 +6,16 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{ArgGroup, Args};
-use rnad_common::game::{Game, GameSpec};
 use rnad_common::history::PolicyKind;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
+use rnad_games::policy_file::read_policy_file;
+use rnad_games::{Game, GameSpec};
 use serde_json::{json, Value};
 
 use super::{build_tree, emit, game_help, parse_game};
 use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
-use crate::exploitability::{nash_conv, NashConvReport};
 use crate::neural::NetworkInputs;
+use rnad_games::exploitability::{nash_conv, NashConvReport};
 
 /// Arguments of `eval`.
 #[derive(Debug, Args)]
@@ -47,18 +46,6 @@ pub struct EvalArgs {
     pub repeat: u32,
 }
 
-/// Reads and validates a policy file for `tree`'s game.
-pub fn load_policy(tree: &PublicTree, path: &PathBuf) -> Result<TabularPolicy, EvaluatorError> {
-    let text = std::fs::read_to_string(path).map_err(|source| EvaluatorError::Read {
-        path: path.clone(),
-        source,
-    })?;
-    TabularPolicy::from_json(tree, &text).map_err(|source| EvaluatorError::Policy {
-        path: path.clone(),
-        source,
-    })
-}
-
 /// Runs `eval`.
 pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     match (&args.policy, &args.checkpoint) {
@@ -82,7 +69,7 @@ fn eval_policy(
     out: &mut dyn Write,
 ) -> Result<(), EvaluatorError> {
     let tree = build_tree(game)?;
-    let policy = load_policy(&tree, path)?;
+    let policy = read_policy_file(&tree, path)?;
     let start = Instant::now();
     let mut report = nash_conv(&tree, &policy);
     for _ in 1..args.repeat {

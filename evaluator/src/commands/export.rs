@@ -11,9 +11,11 @@ use rnad_common::history::PolicyKind;
 use super::{build_tree, emit};
 use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
-use crate::exploitability::nash_conv;
 use crate::neural::NetworkInputs;
-use crate::policy_file::{policy_file_json, write_policy_file};
+use rnad_games::exploitability::nash_conv;
+use rnad_games::policy_file::{policy_file_json, PolicyFileHeader};
+
+use crate::output::write_json;
 
 /// Arguments of `export`.
 #[derive(Debug, Args)]
@@ -46,21 +48,20 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<(), EvaluatorError>
     let inputs = NetworkInputs::new(&tree);
     let policy = checkpoint.policy(&tree, &inputs, args.kind)?;
     let report = nash_conv(&tree, &policy);
-    let mut file = policy_file_json(
-        &tree,
-        &policy,
-        args.kind,
-        checkpoint.step(),
-        report.nash_conv,
-        format!(
+    let header = PolicyFileHeader {
+        kind: args.kind.name(),
+        step: checkpoint.step(),
+        nash_conv: report.nash_conv,
+        description: format!(
             "{} policy of rnad checkpoint {} (learner step {})",
             args.kind,
             args.checkpoint.display(),
             checkpoint.step()
         ),
-    );
+    };
+    let mut file = policy_file_json(&tree, &policy, header);
     file["checkpoint"] = args.checkpoint.display().to_string().into();
-    write_policy_file(&args.out, &file)?;
+    write_json(&args.out, &file)?;
     emit(
         out,
         &format!(

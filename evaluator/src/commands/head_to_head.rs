@@ -5,16 +5,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use rnad_common::game::GameSpec;
 use rnad_common::history::PolicyKind;
-use rnad_common::policy::TabularPolicy;
+use rnad_games::policy::TabularPolicy;
+use rnad_games::GameSpec;
 use serde_json::json;
 
-use super::{build_tree, emit, game_help, parse_game, write_atomically};
+use super::{build_tree, emit, game_help, parse_game};
 use crate::error::EvaluatorError;
-use crate::headtohead::players::{PlayerSpec, Tabulator};
-use crate::headtohead::stats::PlayerResult;
-use crate::headtohead::{play_match, MatchReport, Mode};
+use crate::output::write_atomically;
+use crate::players::{PlayerSpec, Tabulator};
+use rnad_games::headtohead::stats::PlayerResult;
+use rnad_games::headtohead::{play_match, MatchReport, Mode};
 
 fn parse_player(text: &str) -> Result<PlayerSpec, String> {
     text.parse()

@@ -12,12 +12,11 @@ pub mod solve;
 pub mod watch;
 
 use std::io::Write;
-use std::path::Path;
 
 use clap::{Parser, Subcommand};
-use rnad_common::game::GameSpec;
 use rnad_common::logging::LogFormat;
-use rnad_common::public_tree::PublicTree;
+use rnad_games::public_tree::PublicTree;
+use rnad_games::GameSpec;
 
 use crate::error::EvaluatorError;
 
@@ -88,7 +87,7 @@ impl Cli {
 /// Parses a game spec for clap (`leduc_poker(players=3)`).
 pub fn parse_game(text: &str) -> Result<GameSpec, String> {
     text.parse()
-        .map_err(|e: rnad_common::game::SpecError| e.to_string())
+        .map_err(|e: rnad_games::SpecError| e.to_string())
 }
 
 /// The long help of every `--game` option: the registry's games and
@@ -96,21 +95,13 @@ pub fn parse_game(text: &str) -> Result<GameSpec, String> {
 pub fn game_help() -> String {
     format!(
         "Game, as an OpenSpiel spec: NAME or NAME(key=value,...), e.g. leduc_poker(players=3).\n\n{}",
-        rnad_common::game::registry::help()
+        rnad_games::registry::help()
     )
 }
 
 /// Walks `game`'s public tree.
 fn build_tree(game: &GameSpec) -> Result<PublicTree, EvaluatorError> {
     Ok(PublicTree::build(game.load())?)
-}
-
-/// [`rnad_common::files::write_atomically`], with the file named in errors.
-pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), EvaluatorError> {
-    rnad_common::files::write_atomically(path, contents).map_err(|source| EvaluatorError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 /// Writes one line of a command's report.

@@ -1,15 +1,16 @@
 //! `rnad-evaluator reduction`: seed 002's experiment (see
-//! [`crate::headtohead::experiment`]), with its table and figures.
+//! [`crate::reduction`]), with its table and figures.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{emit, write_atomically};
+use super::emit;
 use crate::error::EvaluatorError;
 use crate::experiments::plot::{plot_intervals, IntervalSeries, IntervalTitles};
-use crate::headtohead::experiment::{run as run_experiment, ReductionReport, ReductionSpec};
+use crate::output::write_atomically;
+use crate::reduction::{run as run_experiment, ReductionReport, ReductionSpec};
 
 /// Arguments of `reduction`.
 #[derive(Debug, Args)]

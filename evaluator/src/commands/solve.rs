@@ -7,15 +7,16 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use rnad_common::game::GameSpec;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::PublicTree;
+use rnad_games::GameSpec;
 use serde_json::json;
 
-use super::{build_tree, emit, game_help, parse_game, write_atomically};
-use crate::cfr::{CfrSolver, CfrVariant};
+use super::{build_tree, emit, game_help, parse_game};
 use crate::error::EvaluatorError;
-use crate::exploitability::{nash_conv, NashConvReport};
+use crate::output::write_atomically;
+use rnad_games::cfr::{CfrSolver, CfrVariant};
+use rnad_games::exploitability::{nash_conv, NashConvReport};
 
 /// The solvers on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -32,9 +32,9 @@
 
 use std::collections::HashMap;
 
-use rnad_common::game::{Action, GameSpec, State, Turn};
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::{Decision, PublicTree};
+use crate::policy::TabularPolicy;
+use crate::public_tree::{Decision, PublicTree};
+use crate::{Action, GameSpec, State, Turn};
 
 const FOLD: Action = 0;
 const CALL: Action = 1;

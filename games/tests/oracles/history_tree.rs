@@ -1,6 +1,6 @@
 //! Every history of a game, enumerated once as its own node: the simple,
 //! slow reference that tests hold the public-tree algorithms
-//! ([`crate::public_tree`]) against. It makes no assumption about which
+//! ([`rnad_games::public_tree`]) against. It makes no assumption about which
 //! moves are public, so it checks that assumption too.
 //!
 //! Nodes are numbered breadth-first, so every depth is one contiguous range
@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::game::{Action, Game, GameSpec, State, Turn};
+use rnad_games::{Action, Game, State, Turn};
 
 /// One information state: what its player knows, and its actions.
 #[derive(Clone, Debug)]
@@ -24,8 +24,6 @@ pub struct InfoState {
     pub player: usize,
     /// Legal actions, increasing.
     pub legal_actions: Vec<Action>,
-    /// OpenSpiel's information-state tensor.
-    pub tensor: Vec<f32>,
     /// Slot of the first legal action in a flat policy vector.
     pub first_slot: usize,
     /// Depth (level) of every history in this information state.
@@ -107,10 +105,7 @@ pub enum TreeError {
 /// The enumerated game tree and its information-state index.
 #[derive(Debug)]
 pub struct HistoryTree {
-    game: GameSpec,
     num_players: usize,
-    num_distinct_actions: usize,
-    tensor_size: usize,
     nodes: Vec<Node>,
     parents: Vec<u32>,
     edges: Vec<Edge>,
@@ -136,24 +131,9 @@ impl HistoryTree {
         Ok(builder.finish())
     }
 
-    /// The game this tree enumerates.
-    pub fn game(&self) -> &GameSpec {
-        &self.game
-    }
-
     /// Number of players.
     pub fn num_players(&self) -> usize {
         self.num_players
-    }
-
-    /// Number of distinct player actions of the game.
-    pub fn num_distinct_actions(&self) -> usize {
-        self.num_distinct_actions
-    }
-
-    /// Length of one information-state tensor.
-    pub fn tensor_size(&self) -> usize {
-        self.tensor_size
     }
 
     /// Number of nodes (histories).
@@ -197,23 +177,9 @@ impl HistoryTree {
         &self.info_states
     }
 
-    /// The index of the information state with this string.
-    pub fn info_state_index(&self, string: &str) -> Option<usize> {
-        self.by_string.get(string).copied()
-    }
-
     /// Total number of (information state, legal action) slots.
     pub fn num_slots(&self) -> usize {
         self.num_slots
-    }
-
-    /// All information-state tensors, row-major
-    /// `[num_info_states, tensor_size]`, for one batched forward pass.
-    pub fn info_state_tensors(&self) -> Vec<f32> {
-        self.info_states
-            .iter()
-            .flat_map(|s| s.tensor.iter().copied())
-            .collect()
     }
 }
 
@@ -222,17 +188,13 @@ struct Builder {
     tree: HistoryTree,
     parents: Vec<u32>,
     edges: Vec<Edge>,
-    tensor: Vec<f32>,
 }
 
 impl Builder {
     fn new(game: &dyn Game) -> Self {
         Builder {
             tree: HistoryTree {
-                game: game.spec().clone(),
                 num_players: game.num_players(),
-                num_distinct_actions: game.num_distinct_actions(),
-                tensor_size: game.information_state_tensor_size(),
                 nodes: Vec::new(),
                 parents: Vec::new(),
                 edges: Vec::new(),
@@ -246,7 +208,6 @@ impl Builder {
             },
             parents: Vec::new(),
             edges: Vec::new(),
-            tensor: vec![0.0; game.information_state_tensor_size()],
         }
     }
 
@@ -338,7 +299,6 @@ impl Builder {
             }
             return Ok(index);
         }
-        state.information_state_tensor(player, &mut self.tensor);
         let index = self.tree.info_states.len();
         let first_slot = self.tree.num_slots;
         self.tree.num_slots += legal_actions.len();
@@ -347,7 +307,6 @@ impl Builder {
             string,
             player,
             legal_actions,
-            tensor: self.tensor.clone(),
             first_slot,
             level: depth,
         });

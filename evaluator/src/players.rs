@@ -16,13 +16,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use rnad_common::game::{Action, GameSpec, State};
 use rnad_common::history::PolicyKind;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::{Decision, PublicTree};
+use rnad_games::headtohead::{reduced, rules};
+use rnad_games::policy::TabularPolicy;
+use rnad_games::policy_file::read_policy_file;
+use rnad_games::public_tree::PublicTree;
+use rnad_games::GameSpec;
 
-use super::reduced;
-use super::rules;
 use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
 use crate::neural::NetworkInputs;
@@ -114,10 +114,8 @@ impl<'t> Tabulator<'t> {
         let tree = self.tree;
         match player {
             PlayerSpec::Uniform => Ok(TabularPolicy::uniform(tree)),
-            PlayerSpec::Rules => Ok(pure(tree, |decision, state| {
-                rules::action(tree.spec(), state, decision.player)
-            })),
-            PlayerSpec::Policy(path) => crate::commands::eval::load_policy(tree, path),
+            PlayerSpec::Rules => Ok(rules::policy(tree)),
+            PlayerSpec::Policy(path) => Ok(read_policy_file(tree, path)?),
             PlayerSpec::Checkpoint { path, kind } => self.checkpoint(path, *kind),
             PlayerSpec::Reduced(path) => reduced_from_file(tree, path),
         }
@@ -133,25 +131,6 @@ impl<'t> Tabulator<'t> {
         let inputs = self.inputs.get_or_insert_with(|| NetworkInputs::new(tree));
         checkpoint.policy(tree, inputs, kind)
     }
-}
-
-/// A pure policy: at every information state, probability one on
-/// `choose(decision, a state of it)`.
-fn pure(tree: &PublicTree, choose: impl Fn(&Decision, &dyn State) -> Action) -> TabularPolicy {
-    let mut probs = TabularPolicy::uniform(tree).probs().to_vec();
-    for (decision, hand) in tree.info_states() {
-        let state = tree.representative_state(decision, hand);
-        let action = choose(decision, state.as_ref());
-        let k = decision
-            .legal_actions
-            .iter()
-            .position(|&a| a == action)
-            .expect("a player chooses a legal action");
-        let slots = decision.slots(hand);
-        probs[slots.clone()].fill(0.0);
-        probs[slots.start + k] = 1.0;
-    }
-    TabularPolicy::from_slots(tree, probs).expect("one probability per slot")
 }
 
 /// The reduced player of a k-player policy file over this n-player tree.

@@ -4,9 +4,7 @@
 //! exact, and leagues of every combination of players.
 
 pub mod deals;
-pub mod experiment;
 pub mod play;
-pub mod players;
 pub mod reduced;
 pub mod rules;
 pub mod seating;
@@ -14,8 +12,8 @@ pub mod stats;
 
 use std::time::Instant;
 
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
+use crate::policy::TabularPolicy;
+use crate::public_tree::PublicTree;
 use serde::Serialize;
 
 use self::stats::{PlayerResult, Tally};

@@ -9,10 +9,10 @@
 //! then depends only on the deal, never on the betting, so every seating
 //! sees the same cards.
 
+use crate::sampling::inverse_cdf;
+use crate::Hands;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_common::game::Hands;
-use rnad_common::sampling::inverse_cdf;
 
 /// One deal: the hands by seat and the numbers for public chance moves.
 #[derive(Clone, Debug, PartialEq)]

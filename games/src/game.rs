@@ -12,18 +12,9 @@
 //! here all moves after the deal are public, so these two are what exact
 //! evaluation over public states ([`crate::public_tree`]) needs.
 
-mod kuhn;
-mod leduc;
-mod liars_dice;
-pub mod registry;
-pub mod spec;
-
 use std::fmt;
 
-pub use kuhn::KuhnPoker;
-pub use leduc::LeducPoker;
-pub use liars_dice::LiarsDice;
-pub use spec::{GameSpec, ParamValue, SpecError};
+use crate::GameSpec;
 
 /// An action id, as OpenSpiel numbers them (`0..num_distinct_actions` for
 /// players, outcome ids for chance).

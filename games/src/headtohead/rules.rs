@@ -14,11 +14,20 @@
 //!   it makes the smallest higher bid on its most common face (or the
 //!   lowest higher bid, if none on that face is believable).
 
-use rnad_common::game::{Action, GameSpec, State};
+use crate::policy::TabularPolicy;
+use crate::public_tree::PublicTree;
+use crate::{Action, GameSpec, State};
 
 const FOLD: Action = 0;
 const CALL: Action = 1;
 const RAISE: Action = 2;
+
+/// The rule player as a tabular policy over `tree`'s game.
+pub fn policy(tree: &PublicTree) -> TabularPolicy {
+    TabularPolicy::pure(tree, |decision, state| {
+        action(tree.spec(), state, decision.player)
+    })
+}
 
 /// The rule player's action at `state`, for `player` to act.
 pub fn action(spec: &GameSpec, state: &dyn State, player: usize) -> Action {

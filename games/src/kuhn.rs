@@ -8,10 +8,29 @@
 //! wins. The information-state string is the private card followed by the
 //! betting in `p`/`b` letters, e.g. `"1pb"`.
 
-use super::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
+use std::sync::Arc;
+
+use crate::spec::{always_playable, int_default, GameInfo, ParamDomain, ParamInfo};
+use crate::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
 
 const PASS: Action = 0;
 const BET: Action = 1;
+
+/// Kuhn poker's declaration in the registry.
+pub(crate) static INFO: GameInfo = GameInfo {
+    name: "kuhn_poker",
+    description: "Kuhn poker: players + 1 cards, one each, one betting round",
+    params: &[ParamInfo {
+        name: "players",
+        help: "number of players",
+        domain: ParamDomain::Int { min: 2, max: 10 },
+        default: int_default::<2>,
+        default_text: "2",
+        in_openspiel: true,
+    }],
+    check: always_playable,
+    build: |spec| Arc::new(KuhnPoker::new(spec.clone())),
+};
 
 /// OpenSpiel's `kuhn_poker` with N players.
 #[derive(Clone, Debug)]

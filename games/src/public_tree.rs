@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::game::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
+use crate::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
 
 /// What happens at a public node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

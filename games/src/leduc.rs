@@ -14,7 +14,10 @@
 //! round, the acting player as OpenSpiel stores it) so that the
 //! information-state string comes out byte-identical.
 
-use super::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
+use std::sync::Arc;
+
+use crate::spec::{bool_default, int_default, GameInfo, Given, ParamDomain, ParamInfo, ParamValue};
+use crate::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
 
 const FOLD: Action = 0;
 const CALL: Action = 1;
@@ -28,6 +31,86 @@ const SECOND_RAISE: i32 = 4;
 const INVALID_CARD: i32 = -10000;
 /// OpenSpiel's id for the chance player, as printed in `[Player: …]`.
 const CHANCE_PLAYER: i32 = -1;
+
+/// Leduc hold'em's declaration in the registry.
+pub(crate) static INFO: GameInfo = GameInfo {
+    name: "leduc_poker",
+    description:
+        "Leduc hold'em: ranks x 2 suits, one private and one public card, two betting rounds",
+    params: &[
+        ParamInfo {
+            name: "players",
+            help: "number of players",
+            domain: ParamDomain::Int { min: 2, max: 10 },
+            default: int_default::<2>,
+            default_text: "2",
+            in_openspiel: true,
+        },
+        ParamInfo {
+            name: "ranks",
+            help: "card ranks, each in two suits (not an OpenSpiel parameter; seed 002 plays 7)",
+            domain: ParamDomain::Int { min: 2, max: 13 },
+            default: ranks_default,
+            default_text: "players + 1, OpenSpiel's deck",
+            in_openspiel: false,
+        },
+        ParamInfo {
+            name: "starting_player",
+            help: "the player who bets first in each round",
+            domain: ParamDomain::Int { min: 0, max: 9 },
+            default: int_default::<0>,
+            default_text: "0",
+            in_openspiel: true,
+        },
+        ParamInfo {
+            name: "action_mapping",
+            help: "OpenSpiel's mapping of illegal actions to calls",
+            domain: ParamDomain::DefaultOnly(ParamValue::Bool(false)),
+            default: bool_default::<false>,
+            default_text: "false",
+            in_openspiel: true,
+        },
+        ParamInfo {
+            name: "suit_isomorphism",
+            help: "OpenSpiel's merging of suits",
+            domain: ParamDomain::DefaultOnly(ParamValue::Bool(false)),
+            default: bool_default::<false>,
+            default_text: "false",
+            in_openspiel: true,
+        },
+    ],
+    check: playable,
+    build: |spec| Arc::new(LeducPoker::new(spec.clone())),
+};
+
+/// Leduc's default deck: one rank more than there are players (OpenSpiel's
+/// 2·(players + 1) cards).
+fn ranks_default(given: &Given) -> ParamValue {
+    match given.get("players") {
+        Some(ParamValue::Int(players)) => ParamValue::Int(players + 1),
+        _ => ParamValue::Int(3),
+    }
+}
+
+/// A deck large enough for the players and a public card, and a starting
+/// player who is one of them.
+fn playable(spec: &GameSpec) -> Result<(), String> {
+    let (players, ranks) = (spec.int("players"), spec.int("ranks"));
+    if 2 * ranks < players + 1 {
+        return Err(format!(
+            "{ranks} ranks of 2 suits are {} cards, too few for {players} players and a public card",
+            2 * ranks
+        ));
+    }
+    let starting = spec.int("starting_player");
+    if starting >= players {
+        return Err(format!(
+            "starting_player = {starting} is not a player (0 to {})",
+            players - 1
+        ));
+    }
+    Ok(())
+}
 
 /// OpenSpiel's `leduc_poker` with N players and a deck of `ranks` x 2.
 #[derive(Clone, Debug)]

@@ -18,8 +18,8 @@
 //! information state, a constant factor per state that the normalisation
 //! removes; the average policies agree.
 
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::{NodeKind, PublicTree};
+use crate::policy::TabularPolicy;
+use crate::public_tree::{NodeKind, PublicTree};
 
 use crate::exploitability::add;
 use crate::terminal::{counterfactual_values, DealWeights, TerminalScratch};

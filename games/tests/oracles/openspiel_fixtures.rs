@@ -7,9 +7,9 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use rnad_common::game::GameSpec;
-use rnad_common::history_tree::HistoryTree;
-use rnad_common::public_tree::PublicTree;
+use crate::history_tree::HistoryTree;
+use rnad_games::public_tree::PublicTree;
+use rnad_games::GameSpec;
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -6,7 +6,7 @@
 //! state, and dealing by [`Game::deal`] gives each player the hand asked
 //! for. Every loop is bounded.
 
-use rnad_common::game::{registry, Game, GameSpec, Hands, Turn};
+use rnad_games::{registry, Game, GameSpec, Hands, Turn};
 
 /// Specs covering every registered game and each of its parameters.
 const SPECS: [&str; 12] = [

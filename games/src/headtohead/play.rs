@@ -8,15 +8,15 @@
 //! the on-policy values of the joint policy in which each seat plays its
 //! player's policy.
 
+use crate::policy::TabularPolicy;
+use crate::public_tree::{NodeKind, PublicTree};
+use crate::Turn;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_common::game::Turn;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::{NodeKind, PublicTree};
 
 use super::deals::Deal;
 use crate::exploitability::player_values;
-use rnad_common::sampling::inverse_cdf;
+use crate::sampling::inverse_cdf;
 
 /// Every seat's return in one game of `deal` with `seating[seat]`
 /// playing seat `seat`, actions drawn from `rng`.

@@ -6,13 +6,13 @@
 
 use std::path::PathBuf;
 
-use rnad_common::game::GameSpec;
-use rnad_common::history_tree::HistoryTree;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
-use rnad_evaluator::cfr::{CfrSolver, CfrVariant};
-use rnad_evaluator::exploitability::nash_conv;
-use rnad_evaluator::reference::{history_policy, BestResponse};
+use crate::history_tree::HistoryTree;
+use crate::reference::{history_policy, BestResponse};
+use rnad_games::cfr::{CfrSolver, CfrVariant};
+use rnad_games::exploitability::nash_conv;
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::PublicTree;
+use rnad_games::GameSpec;
 use serde_json::Value;
 
 /// The fixture games: (file prefix, spec, uniform NashConv per OpenSpiel).

@@ -12,7 +12,56 @@
 
 use std::sync::Arc;
 
-use super::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
+use crate::spec::{
+    always_playable, int_default, GameInfo, Given, ParamDomain, ParamInfo, ParamValue,
+};
+use crate::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
+
+/// Liar's Dice's declaration in the registry.
+pub(crate) static INFO: GameInfo = GameInfo {
+    name: "liars_dice",
+    description: "Liar's Dice: bid on the dice of all players; the highest face is wild",
+    params: &[
+        ParamInfo {
+            name: "players",
+            help: "number of players (OpenSpiel allows only 2)",
+            domain: ParamDomain::Int { min: 2, max: 2 },
+            default: int_default::<2>,
+            default_text: "2",
+            in_openspiel: true,
+        },
+        ParamInfo {
+            name: "numdice",
+            help: "dice per player",
+            domain: ParamDomain::Int { min: 1, max: 4 },
+            default: int_default::<1>,
+            default_text: "1",
+            in_openspiel: true,
+        },
+        ParamInfo {
+            name: "dice_sides",
+            help: "sides of each die (the highest face is wild)",
+            domain: ParamDomain::Int { min: 2, max: 8 },
+            default: int_default::<6>,
+            default_text: "6",
+            in_openspiel: true,
+        },
+        ParamInfo {
+            name: "bidding_rule",
+            help: "bid order: reset-face (quantity, then face) or reset-quantity (face, then quantity)",
+            domain: ParamDomain::Choice(&["reset-face", "reset-quantity"]),
+            default: reset_face,
+            default_text: "reset-face",
+            in_openspiel: true,
+        },
+    ],
+    check: always_playable,
+    build: |spec| Arc::new(LiarsDice::new(spec.clone())),
+};
+
+fn reset_face(_: &Given) -> ParamValue {
+    ParamValue::Str("reset-face".into())
+}
 
 /// OpenSpiel's `liars_dice`.
 #[derive(Clone, Debug)]

@@ -10,8 +10,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::game::{Action, GameSpec};
-use crate::public_tree::PublicTree;
+use crate::public_tree::{Decision, PublicTree};
+use crate::{Action, GameSpec, State};
 
 /// How far a distribution's sum may stray from 1 in a policy file.
 pub const SUM_TOLERANCE: f64 = 1e-6;
@@ -122,6 +122,28 @@ pub struct TabularPolicy {
 }
 
 impl TabularPolicy {
+    /// A pure policy: at every information state, probability one on
+    /// `choose(decision, a state of it)`.
+    ///
+    /// # Panics
+    /// If `choose` picks an action that is not legal there.
+    pub fn pure(tree: &PublicTree, choose: impl Fn(&Decision, &dyn State) -> Action) -> Self {
+        let mut probs = TabularPolicy::uniform(tree).probs().to_vec();
+        for (decision, hand) in tree.info_states() {
+            let state = tree.representative_state(decision, hand);
+            let action = choose(decision, state.as_ref());
+            let k = decision
+                .legal_actions
+                .iter()
+                .position(|&a| a == action)
+                .expect("a player chooses a legal action");
+            let slots = decision.slots(hand);
+            probs[slots.clone()].fill(0.0);
+            probs[slots.start + k] = 1.0;
+        }
+        TabularPolicy::from_slots(tree, probs).expect("one probability per slot")
+    }
+
     /// Uniform over the legal actions everywhere.
     pub fn uniform(tree: &PublicTree) -> Self {
         let mut probs = vec![0.0; tree.num_slots()];

@@ -26,7 +26,7 @@
 //! Dice are dealt independently: a fixed payoff needs only each opponent's
 //! total weight, and a two-player table is a matrix-vector product.
 
-use rnad_common::game::{Hands, Payoff};
+use crate::{Hands, Payoff};
 
 /// The probability of each private deal, factored per player.
 #[derive(Clone, Debug)]

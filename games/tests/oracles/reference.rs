@@ -2,7 +2,7 @@
 //! history of the game ([`HistoryTree`]) with per-history arrays, the
 //! simplest correct algorithm. It is slow and memory-hungry on large games;
 //! tests and the benchmark hold the public-tree evaluator
-//! ([`crate::exploitability`]) against it.
+//! ([`rnad_games::exploitability`]) against it.
 //!
 //! For player `i`, one forward sweep gives every history's reach probability
 //! under chance and the other players' policies; one backward sweep, level by
@@ -14,11 +14,11 @@
 //! what seed 000 calls exploitability. OpenSpiel's `exploitability` is
 //! NashConv divided by the number of players.
 
-use rnad_common::history_tree::{Edge, HistoryTree, Node};
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
+use crate::history_tree::{Edge, HistoryTree, Node};
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::PublicTree;
 
-use crate::exploitability::NashConvReport;
+use rnad_games::exploitability::NashConvReport;
 
 /// A public-tree policy as one probability per slot of the history tree,
 /// matched by information-state string.

@@ -2,7 +2,8 @@
 //! `leduc_poker(players=3)`, `liars_dice(dice_sides=4,numdice=2)`.
 //!
 //! A spec names a registered game and sets some of its parameters. Parsing
-//! checks everything against the [registry](super::registry): the game
+//! checks everything against the game's declaration ([`GameInfo`]), found
+//! through the [registry](crate::registry): the game
 //! exists, every parameter is one of its own, every value has the right type
 //! and range, and the combination is playable (a Leduc deck large enough for
 //! its players). A parsed spec is canonical: parameters sorted by name and
@@ -12,13 +13,11 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 
-use super::registry::{self, GameInfo, ParamKind};
-use super::Game;
+use crate::Game;
 
 /// A parameter's value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -52,10 +51,12 @@ pub enum SpecError {
         spec: String,
     },
     /// No such game.
-    #[error("unknown game `{name}`: the games are {}", registry::names().join(", "))]
+    #[error("unknown game `{name}`: the games are {known}")]
     UnknownGame {
         /// The name given.
         name: String,
+        /// The games there are.
+        known: String,
     },
     /// No such parameter.
     #[error("{game} has no parameter `{param}`: its parameters are {allowed}")]
@@ -97,12 +98,77 @@ pub enum SpecError {
     },
 }
 
+/// The parameters given in a spec, by name.
+pub type Given = BTreeMap<&'static str, ParamValue>;
+
+/// What values a parameter takes.
+#[derive(Clone, Debug)]
+pub enum ParamDomain {
+    /// An integer in `min..=max`.
+    Int {
+        /// Smallest allowed.
+        min: i64,
+        /// Largest allowed.
+        max: i64,
+    },
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// A parameter OpenSpiel has whose other values this project does not
+    /// implement: only OpenSpiel's default is accepted.
+    DefaultOnly(ParamValue),
+}
+
+/// One parameter of a game, as the game declares it.
+pub struct ParamInfo {
+    /// Its name in a spec.
+    pub name: &'static str,
+    /// What it means.
+    pub help: &'static str,
+    /// Its values.
+    pub domain: ParamDomain,
+    /// Its default, given the parameters set explicitly.
+    pub default: fn(&Given) -> ParamValue,
+    /// The default, in words (for help texts).
+    pub default_text: &'static str,
+    /// Whether OpenSpiel has this parameter.
+    pub in_openspiel: bool,
+}
+
+/// A game's declaration: what the registry lists and a spec points to.
+pub struct GameInfo {
+    /// OpenSpiel's short name.
+    pub name: &'static str,
+    /// What the game is.
+    pub description: &'static str,
+    /// Its parameters, in the order help texts list them.
+    pub params: &'static [ParamInfo],
+    /// Checks that the parameters make a playable game together.
+    pub check: fn(&GameSpec) -> Result<(), String>,
+    /// Builds the game.
+    pub build: fn(&GameSpec) -> Arc<dyn Game>,
+}
+
+/// A default that is the integer `V` whatever else is given.
+pub fn int_default<const V: i64>(_: &Given) -> ParamValue {
+    ParamValue::Int(V)
+}
+
+/// A default that is the boolean `V` whatever else is given.
+pub fn bool_default<const V: bool>(_: &Given) -> ParamValue {
+    ParamValue::Bool(V)
+}
+
+/// A game whose parameters are each playable in any combination.
+pub fn always_playable(_: &GameSpec) -> Result<(), String> {
+    Ok(())
+}
+
 /// A registered game with validated parameters, in canonical form.
 #[derive(Clone)]
 pub struct GameSpec {
     info: &'static GameInfo,
     /// Parameters that differ from their defaults.
-    given: BTreeMap<&'static str, ParamValue>,
+    given: Given,
 }
 
 impl GameSpec {
@@ -164,8 +230,13 @@ impl GameSpec {
         (self.info.build)(self)
     }
 
-    /// Parses and checks `text` (also the `FromStr` implementation).
-    pub fn parse(text: &str) -> Result<GameSpec, SpecError> {
+    /// Parses `text` and checks it against the declaration of its game,
+    /// which `find` looks up by name (`known` lists the names for errors).
+    pub(crate) fn parse_with(
+        text: &str,
+        find: impl Fn(&str) -> Option<&'static GameInfo>,
+        known: &str,
+    ) -> Result<GameSpec, SpecError> {
         let malformed = || SpecError::Malformed {
             spec: text.to_string(),
         };
@@ -182,8 +253,9 @@ impl GameSpec {
         if !valid_word(name) {
             return Err(malformed());
         }
-        let info = registry::find(name).ok_or_else(|| SpecError::UnknownGame {
+        let info = find(name).ok_or_else(|| SpecError::UnknownGame {
             name: name.to_string(),
+            known: known.to_string(),
         })?;
         let mut given = BTreeMap::new();
         for pair in args.into_iter().flat_map(|a| a.split(',')).map(str::trim) {
@@ -207,7 +279,7 @@ impl GameSpec {
                         .join(", "),
                 }
             })?;
-            let value = param.kind.parse(info.name, param.name, value)?;
+            let value = param.domain.parse(info.name, param.name, value)?;
             if given.insert(param.name, value).is_some() {
                 return Err(SpecError::Duplicate {
                     game: info.name,
@@ -232,7 +304,7 @@ impl GameSpec {
     }
 }
 
-impl ParamKind {
+impl ParamDomain {
     fn parse(
         &self,
         game: &'static str,
@@ -246,15 +318,15 @@ impl ParamKind {
             expected,
         };
         match self {
-            ParamKind::Int { min, max } => match text.parse::<i64>() {
+            ParamDomain::Int { min, max } => match text.parse::<i64>() {
                 Ok(v) if (*min..=*max).contains(&v) => Ok(ParamValue::Int(v)),
                 _ => Err(bad(format!("an integer from {min} to {max}"))),
             },
-            ParamKind::Choice(words) => match words.iter().find(|w| **w == text) {
+            ParamDomain::Choice(words) => match words.iter().find(|w| **w == text) {
                 Some(w) => Ok(ParamValue::Str(w.to_string())),
                 None => Err(bad(format!("one of {}", words.join(", ")))),
             },
-            ParamKind::DefaultOnly(default) => {
+            ParamDomain::DefaultOnly(default) => {
                 let parsed = match default {
                     ParamValue::Bool(_) => text.parse::<bool>().ok().map(ParamValue::Bool),
                     ParamValue::Int(_) => text.parse::<i64>().ok().map(ParamValue::Int),
@@ -268,14 +340,6 @@ impl ParamKind {
                 }
             }
         }
-    }
-}
-
-impl FromStr for GameSpec {
-    type Err = SpecError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        GameSpec::parse(s)
     }
 }
 
@@ -314,13 +378,6 @@ impl std::hash::Hash for GameSpec {
 impl Serialize for GameSpec {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.to_string())
-    }
-}
-
-impl<'de> Deserialize<'de> for GameSpec {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        GameSpec::parse(&text).map_err(serde::de::Error::custom)
     }
 }
 

@@ -15,16 +15,16 @@
 
 use std::time::{Duration, Instant};
 
-use rnad_common::game::GameSpec;
-use rnad_common::policy::TabularPolicy;
-use rnad_common::public_tree::PublicTree;
+use rnad_games::policy::TabularPolicy;
+use rnad_games::public_tree::PublicTree;
+use rnad_games::GameSpec;
 use serde::Serialize;
 
-use super::reduced::reduced_policy;
-use super::{play_against, Mode};
-use crate::cfr::{CfrSolver, CfrVariant};
 use crate::error::EvaluatorError;
-use crate::exploitability::nash_conv;
+use rnad_games::cfr::{CfrSolver, CfrVariant};
+use rnad_games::exploitability::nash_conv;
+use rnad_games::headtohead::reduced::reduced_policy;
+use rnad_games::headtohead::{play_against, Mode};
 
 /// What to run.
 #[derive(Clone, Debug)]
