@@ -103,7 +103,7 @@ tar -C "$work/rootfs" -c . | "$docker_cli" import - "$base_tag" >/dev/null
 rm -rf "$work/rootfs"
 
 step "building the release binaries"
-cargo build --release --quiet -p rnad-learner -p rnad-actor -p rnad-evaluator
+cargo build --release --quiet -p rnad-learner-cli -p rnad-actor -p rnad-evaluator
 
 step "building rnad:smoke (Dockerfile target prebuilt)"
 "$docker_cli" build --quiet -f docker/Dockerfile --target prebuilt -t rnad:smoke . >/dev/null

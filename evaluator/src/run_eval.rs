@@ -17,8 +17,7 @@ use crate::kinds::{KindEvaluator, KindReports, PolicyKinds};
 use crate::panel::Panel;
 use crate::policy_average::{PolicyAverage, SavedSums};
 use rnad_games::policy_file::{policy_file_json, PolicyFileHeader};
-
-use crate::output::write_json;
+use serde_json::Value;
 
 /// The evaluator of one run.
 pub struct RunEvaluator {
@@ -192,25 +191,17 @@ impl RunEvaluator {
         self.average.take()
     }
 
-    /// Writes the average of the target policy (the `target_average` kind)
-    /// to `path` as a policy file, with its NashConv from `evaluation`;
-    /// nothing where the run keeps no average or nothing was evaluated.
-    pub fn write_target_average(
-        &self,
-        path: &Path,
-        evaluation: &Evaluation,
-    ) -> Result<(), EvaluatorError> {
+    /// The average of the target policy (the `target_average` kind) as a
+    /// policy file, with its NashConv from `evaluation`; none where the run
+    /// keeps no average or nothing was evaluated.
+    pub fn target_average_file(&self, evaluation: &Evaluation) -> Option<Value> {
         let tree = self.kinds.tree();
         let report = evaluation
             .exact
             .as_ref()
             .and_then(|r| r.target_average.as_ref());
-        let (Some(report), Some(average)) = (report, &self.average) else {
-            return Ok(());
-        };
-        let Some((policy, step)) = average.current(tree) else {
-            return Ok(());
-        };
+        let (report, average) = (report?, self.average.as_ref()?);
+        let (policy, step) = average.current(tree)?;
         let header = PolicyFileHeader {
             kind: PolicyKind::TargetAverage.name(),
             step,
@@ -222,7 +213,7 @@ impl RunEvaluator {
                 average.horizon_steps()
             ),
         };
-        write_json(path, &policy_file_json(tree, &policy, header))
+        Some(policy_file_json(tree, &policy, header))
     }
 }
 

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::kinds::PolicyKinds;
 use crate::metrics::EvaluatorMetrics;
+use crate::output::write_json;
 use crate::policy_average::{PolicyAverage, SavedSums};
 use crate::run_eval::{Evaluation, RunEvaluator};
 
@@ -245,9 +246,11 @@ fn save_average(
     metrics: &EvaluatorMetrics,
 ) {
     let policy = average_policy_path(history);
-    if let Err(error) = evaluator.write_target_average(&policy, evaluation) {
-        metrics.write_failures_total.inc();
-        tracing::error!(file = %policy.display(), %error, "cannot write the target's average; watching goes on");
+    if let Some(file) = evaluator.target_average_file(evaluation) {
+        if let Err(error) = write_json(&policy, &file) {
+            metrics.write_failures_total.inc();
+            tracing::error!(file = %policy.display(), %error, "cannot write the target's average; watching goes on");
+        }
     }
     let Some(saved) = evaluation.exact.as_ref().and(evaluator.saved_sums()) else {
         return;

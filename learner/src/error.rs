@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use rnad_common::config::{ConfigError, SettingChange, OPERATIONAL_KEYS};
-use rnad_games::public_tree::PublicTreeError;
 
+use crate::evaluate::EvaluateError;
 /// Everything the learner can fail on, saying where.
 #[derive(Debug, thiserror::Error)]
 pub enum LearnerError {
@@ -62,21 +62,9 @@ pub enum LearnerError {
     /// A tensor computation failed.
     #[error("tensor computation failed: {0}")]
     Tensor(#[from] candle_core::Error),
-    /// A command-line value that cannot be used (the message names it).
-    #[error("{0}")]
-    Usage(String),
-    /// A sweep that cannot go on, and why.
-    #[error("sweep: {0}")]
-    Sweep(String),
-    /// A sweep's runs could not be summarised.
-    #[error(transparent)]
-    Experiment(#[from] rnad_evaluator::experiments::ExperimentError),
-    /// The game's public tree could not be built for evaluation.
-    #[error(transparent)]
-    Tree(#[from] PublicTreeError),
     /// An evaluation during training failed.
-    #[error(transparent)]
-    Evaluation(#[from] rnad_evaluator::error::EvaluatorError),
+    #[error("evaluation failed: {0}")]
+    Evaluation(#[source] EvaluateError),
 }
 
 impl LearnerError {

@@ -1,15 +1,17 @@
 //! The R-NaD learner: the update (v-trace, NeuRD, Adam, target EMA, entropy
-//! schedule, two-stage averaging), checkpoints, exact evaluation of the four
-//! policy kinds, and the all-in-one local run.
+//! schedule, two-stage averaging), its checkpoints, the training loop and
+//! the tarpc service actors feed it through. What plays and what judges
+//! reach it from outside: a lockstep actor through
+//! [`training::Lockstep`], an evaluator through [`evaluate::Evaluate`]; the
+//! `rnad-learner` binary (`learner/cli`) wires them.
 
 pub mod adam;
 pub mod averaging;
 pub mod batch;
-pub mod bench;
 pub mod checkpoint;
 pub mod error;
+pub mod evaluate;
 pub mod learning_rate;
-pub mod local;
 pub mod loss;
 pub mod metrics;
 pub mod resume;
@@ -17,7 +19,6 @@ pub mod rnad;
 pub mod schedule;
 pub mod serve;
 pub mod service;
-pub mod sweep;
 pub mod training;
 pub mod training_log;
 pub mod vtrace;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use rnad_common::config::Config;
 
 use crate::error::LearnerError;
-use crate::resume::{open, OpenOptions, Opened};
+use crate::evaluate::Evaluate;
+use crate::resume::Opened;
 use crate::service::{self, ServiceLimits};
 use crate::training::{RunSummary, Source, TrainOptions, Trainer};
 
@@ -21,8 +22,6 @@ pub struct ServeOptions {
     pub metrics: Option<SocketAddr>,
     /// What the service allows its peers.
     pub limits: ServiceLimits,
-    /// How the run directory is opened.
-    pub open: OpenOptions,
     /// How training behaves.
     pub train: TrainOptions,
 }
@@ -40,12 +39,15 @@ pub struct Bound {
     pub registry: prometheus::Registry,
 }
 
-/// Serves and trains until `stop`; `ready` is called once the service
+/// Serves the opened run and trains it until `stop`, with `evaluation`
+/// judging its policies if given; `ready` is called once the service
 /// listens (before training starts) with the bound addresses and the step
 /// training resumes from, and `trained` once training ends, before the
 /// service closes (so in-process clients can stop first, quietly).
 pub fn run_serve(
-    config: Config,
+    config: &Config,
+    opened: Opened,
+    evaluation: Option<Box<dyn Evaluate + '_>>,
     options: ServeOptions,
     stop: Arc<AtomicBool>,
     ready: impl FnOnce(Bound, u64),
@@ -56,7 +58,7 @@ pub fn run_serve(
         resumed,
         hub,
         queue,
-    } = open(&config, &options.open)?;
+    } = opened;
     let mut learner = resumed.learner;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -87,11 +89,12 @@ pub fn run_serve(
     })?;
     ready(bound, learner.state().step);
     let mut trainer = Trainer {
-        config: &config,
+        config,
         dir: &dir,
         hub: &hub,
         source: Source::Queue(queue),
         wall_offset: resumed.wall_offset,
+        evaluation,
         target_average: resumed.target_average,
     };
     let result = trainer.run(&mut learner, &options.train, &stop);

@@ -1,11 +1,12 @@
 //! The training loop shared by `local` and `serve`.
 //!
-//! It takes batches from a [`Source`] (the learner's own lockstep actor, or
-//! the queue the tarpc service fills), drops games played with parameters
-//! too many versions old, steps, publishes the new parameters through the
-//! [`Hub`], updates the metrics, evaluates at its interval (when asked to)
-//! and checkpoints at its interval. A stop request (Ctrl-C, SIGTERM, or the
-//! step limit) ends it with a final evaluation and checkpoint.
+//! It takes batches from a [`Source`] (a lockstep actor the caller passes
+//! in, or the queue the tarpc service fills), drops games played with
+//! parameters too many versions old, steps, publishes the new parameters
+//! through the [`Hub`], updates the metrics, evaluates at its interval
+//! (when given a judge, [`Evaluate`]) and checkpoints at its interval. A
+//! stop request (Ctrl-C, SIGTERM, or the step limit) ends it with a final
+//! evaluation and checkpoint.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,20 +14,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
-use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::Config;
 use rnad_common::history::HistoryEntry;
 use rnad_common::logging::{self, LogFormat};
-use rnad_common::net::NetShape;
+use rnad_common::net::ParamSet;
 use rnad_common::run_dir::RunDir;
 use rnad_common::trajectory::Trajectory;
-use rnad_evaluator::kinds::PolicyKinds;
-use rnad_evaluator::metrics::EvaluatorMetrics;
-use rnad_evaluator::run_eval::RunEvaluator;
 
 use crate::checkpoint::{self, RunClock};
 use crate::error::LearnerError;
+use crate::evaluate::Evaluate;
 use crate::resume::published;
 use crate::rnad::{Learner, StepStats};
 use crate::service::Hub;
@@ -48,29 +46,33 @@ pub struct RunSummary {
     pub checkpoint: PathBuf,
 }
 
+/// An actor the learner waits for: each batch is played with the current
+/// parameters, so a run is bit-for-bit reproducible (the local run passes
+/// the actors' self-play in).
+pub trait Lockstep: Send {
+    /// `size` fresh games played with `params`, parameter version
+    /// `version`.
+    fn play(
+        &mut self,
+        params: &ParamSet,
+        version: u64,
+        size: usize,
+    ) -> candle_core::Result<Vec<Trajectory>>;
+
+    /// Its random number generator as (seed, word position), which
+    /// checkpoints keep so a resumed run plays the same games.
+    fn rng_position(&self) -> (u64, u128);
+}
+
 /// Where batches come from.
 pub enum Source {
-    /// The learner plays each batch itself with the current parameters.
-    Lockstep(Box<SelfPlay>),
+    /// A lockstep actor plays each batch with the current parameters.
+    Lockstep(Box<dyn Lockstep>),
     /// Trajectories submitted through the service.
     Queue(Receiver<Trajectory>),
 }
 
 impl Source {
-    /// A lockstep actor, at its saved generator position if there is one.
-    pub fn lockstep(config: &Config, rngs: &[(u64, u128)]) -> Source {
-        let mut play = SelfPlay::new(
-            config.game.load(),
-            NetShape::for_config(config),
-            0,
-            RngStream::of(config.seed),
-        );
-        if let Some(&(seed, pos)) = rngs.first() {
-            play.set_rng_position(seed, pos);
-        }
-        Source::Lockstep(Box::new(play))
-    }
-
     fn rng_positions(&self) -> Vec<(u64, u128)> {
         match self {
             Source::Lockstep(play) => vec![play.rng_position()],
@@ -86,10 +88,6 @@ pub struct TrainOptions {
     pub max_steps: Option<u64>,
     /// Print progress lines on stderr.
     pub progress: bool,
-    /// Evaluate every policy kind exactly at the config's interval and write
-    /// the history (the local run; a served learner leaves it to
-    /// `rnad-evaluator watch`).
-    pub evaluate: bool,
 }
 
 /// Everything one training loop works on.
@@ -104,9 +102,11 @@ pub struct Trainer<'a> {
     pub source: Source,
     /// Training wall time before this process.
     pub wall_offset: f64,
-    /// The checkpoint's average of the target policy, which the run's
-    /// evaluator goes on from (taken when training starts; a run without
-    /// an evaluator keeps it for its own checkpoints).
+    /// The judge of the policies at the config's evaluation interval,
+    /// whose history it writes; none where `rnad-evaluator watch` judges.
+    pub evaluation: Option<Box<dyn Evaluate + 'a>>,
+    /// The checkpoint's average of the target policy, which a run without
+    /// a judge passes on to its own checkpoints (a judge went on from it).
     pub target_average: Option<SavedAverage>,
 }
 
@@ -118,15 +118,6 @@ impl Trainer<'_> {
         options: &TrainOptions,
         stop: &AtomicBool,
     ) -> Result<RunSummary, LearnerError> {
-        // Only runs that evaluate need the public tree.
-        let mut evaluator = if options.evaluate {
-            let mut run_evaluator = RunEvaluator::new(self.config, learner.shape().clone(), None)?;
-            run_evaluator.resume_average(self.target_average.take(), learner.state().step);
-            let metrics = EvaluatorMetrics::in_registry(self.hub.metrics.registry.clone());
-            Some((run_evaluator, metrics))
-        } else {
-            None
-        };
         let started = Instant::now();
         let mut progress = Progress::new(learner);
         let mut last = None;
@@ -134,8 +125,8 @@ impl Trainer<'_> {
         let mut log = TrainingLog::new(learner.state(), &self.hub.metrics);
         // A fresh run records its initial policy, so curves start at step 0;
         // a resumed run's history already holds its checkpoint's step.
-        if let Some(evaluator) = evaluator.as_mut().filter(|_| learner.state().step == 0) {
-            last = Some(self.evaluate(evaluator, learner, started)?);
+        if learner.state().step == 0 {
+            last = self.evaluate(learner, started)?.or(last);
         }
         let reached = |step: u64| options.max_steps.is_some_and(|m| step >= m);
         while !stop.load(Ordering::SeqCst) && !reached(learner.state().step) {
@@ -156,18 +147,14 @@ impl Trainer<'_> {
             if step % self.config.training_log.interval_steps == 0 {
                 self.write_training_log(&mut log, learner, started);
             }
-            if let Some(evaluator) = evaluator
-                .as_mut()
-                .filter(|_| self.evaluation_due(step, last_eval.1))
-            {
-                last = Some(self.evaluate(evaluator, learner, started)?);
+            if self.evaluation_due(step, last_eval.1) {
+                last = self.evaluate(learner, started)?.or(last);
                 last_eval = (step, Instant::now());
             }
             if step % self.config.checkpoint.interval_steps == 0 {
                 // A failed write (disk full, out of descriptors) costs one
                 // checkpoint, not the run: the next interval tries again.
-                if let Err(error) = self.save(learner, evaluator.as_ref().map(|(e, _)| e), started)
-                {
+                if let Err(error) = self.save(learner, started) {
                     self.write_failed("checkpoint", &error);
                 }
             }
@@ -179,10 +166,10 @@ impl Trainer<'_> {
             self.write_training_log(&mut log, learner, started);
         }
         let step = learner.state().step;
-        if let Some(evaluator) = evaluator.as_mut().filter(|_| last_eval.0 != step) {
-            last = Some(self.evaluate(evaluator, learner, started)?);
+        if last_eval.0 != step {
+            last = self.evaluate(learner, started)?.or(last);
         }
-        let checkpoint = self.save(learner, evaluator.as_ref().map(|(e, _)| e), started)?;
+        let checkpoint = self.save(learner, started)?;
         tracing::info!(
             "stopped at step {step}; checkpoint {}",
             checkpoint.display()
@@ -243,11 +230,7 @@ impl Trainer<'_> {
         match &mut self.source {
             Source::Lockstep(play) => {
                 let online = self.hub.latest().online.clone();
-                let snapshot = PolicySnapshot {
-                    version: step,
-                    params: online,
-                };
-                Ok(Some(play.play_fresh(&snapshot, size)?))
+                Ok(Some(play.play(&online, step, size)?))
             }
             Source::Queue(receiver) => {
                 let mut batch = Vec::with_capacity(size);
@@ -275,36 +258,33 @@ impl Trainer<'_> {
         }
     }
 
+    /// Has the judge, if there is one, evaluate the learner's policies;
+    /// appends the history line and rewrites the target average's policy
+    /// file (a failed write is counted and training goes on).
     fn evaluate(
-        &self,
-        (evaluator, metrics): &mut (RunEvaluator, EvaluatorMetrics),
+        &mut self,
         learner: &Learner,
         started: Instant,
-    ) -> Result<HistoryEntry, LearnerError> {
-        let state = learner.state();
-        let kinds = PolicyKinds {
-            online: &state.online,
-            target: &state.target,
-            reg: &state.reg,
+    ) -> Result<Option<HistoryEntry>, LearnerError> {
+        let wall_seconds = self.wall_seconds(started);
+        let Some(evaluation) = self.evaluation.as_mut() else {
+            return Ok(None);
         };
-        let timer = Instant::now();
-        let evaluation = evaluator.evaluate(kinds, state.step)?;
-        metrics.record(
-            &evaluation,
-            evaluator.tree().game().as_ref(),
-            state.step,
-            timer.elapsed(),
-        );
-        let entry = evaluation.entry(state.step, self.wall_seconds(started), state.samples);
+        let evaluated = evaluation
+            .evaluate(learner.state(), wall_seconds)
+            .map_err(LearnerError::Evaluation)?;
         let path = self.dir.history();
-        if let Err(error) = rnad_common::jsonl::append(&path, &entry) {
+        if let Err(error) = rnad_common::jsonl::append(&path, &evaluated.entry) {
             self.write_failed("history", &LearnerError::io(&path, error));
         }
-        let average = self.dir.target_average_policy();
-        if let Err(error) = evaluator.write_target_average(&average, &evaluation) {
-            self.write_failed("target_average", &error.into());
+        if let Some(file) = &evaluated.target_average {
+            let path = self.dir.target_average_policy();
+            let text = serde_json::to_string_pretty(file).expect("JSON values serialise");
+            if let Err(error) = rnad_common::files::write_atomically(&path, text.as_bytes()) {
+                self.write_failed("target_average", &LearnerError::io(&path, error));
+            }
         }
-        Ok(entry)
+        Ok(Some(evaluated.entry))
     }
 
     /// Training wall time across restarts: the checkpoint's time plus this
@@ -324,17 +304,14 @@ impl Trainer<'_> {
         tracing::error!(file, %error, "write failed; training goes on and retries at the next interval");
     }
 
-    /// Checkpoints the learner, with the evaluator's average of the target
-    /// policy; a run that does not evaluate (`serve`) passes on the average
-    /// it resumed with, whose newest policy is no newer than this step.
-    fn save(
-        &self,
-        learner: &Learner,
-        evaluator: Option<&RunEvaluator>,
-        started: Instant,
-    ) -> Result<PathBuf, LearnerError> {
-        let average =
-            evaluator.map_or_else(|| self.target_average.clone(), RunEvaluator::saved_average);
+    /// Checkpoints the learner, with the judge's average of the target
+    /// policy; a run without a judge (`serve`) passes on the average it
+    /// resumed with, whose newest policy is no newer than this step.
+    fn save(&self, learner: &Learner, started: Instant) -> Result<PathBuf, LearnerError> {
+        let average = match &self.evaluation {
+            Some(evaluation) => evaluation.saved_average(),
+            None => self.target_average.clone(),
+        };
         checkpoint::save(
             &self.dir.checkpoints(),
             learner.state(),

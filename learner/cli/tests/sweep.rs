@@ -25,7 +25,7 @@ fn scratch(name: &str) -> PathBuf {
 /// Kuhn in lockstep (reproducible), evaluated and checkpointed every 10
 /// steps.
 fn write_config(dir: &Path) -> PathBuf {
-    let text = include_str!("../../configs/kuhn.toml");
+    let text = include_str!("../../../configs/kuhn.toml");
     let mut config = Config::from_toml(text, "kuhn.toml").unwrap();
     config.actors.count = 1;
     config.actors.lockstep = true;

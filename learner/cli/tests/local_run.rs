@@ -19,13 +19,13 @@ use rnad_games::exploitability::nash_conv;
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
 use rnad_learner::checkpoint::{self, Checkpoint};
-use rnad_learner::local::{run_local, LocalOptions};
+use rnad_learner_cli::local::{run_local, LocalOptions};
 use rnad_learner::resume::OpenOptions;
 use rnad_learner::training::RunSummary;
 
 fn kuhn_config(run_dir: &Path) -> Config {
     let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/kuhn.toml"))
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/kuhn.toml"))
             .unwrap();
     let mut config = Config::from_toml(&text, "configs/kuhn.toml").unwrap();
     config.run_dir = run_dir.to_path_buf();
@@ -42,7 +42,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn run(config: &Config, max_steps: u64) -> Result<RunSummary, rnad_learner::error::LearnerError> {
+fn run(config: &Config, max_steps: u64) -> Result<RunSummary, rnad_learner_cli::error::CliError> {
     let options = LocalOptions {
         max_steps: Some(max_steps),
         progress: false,

@@ -10,14 +10,16 @@ use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
 use rnad_common::net::NetShape;
+use rnad_evaluator::error::EvaluatorError;
 use rnad_evaluator::kinds::{KindEvaluator, PolicyKinds};
 use rnad_games::exploitability::nash_conv;
 use serde::Serialize;
 
-use crate::error::LearnerError;
+use rnad_learner::resume::OpenOptions;
+use rnad_learner::rnad::Learner;
+
+use crate::error::CliError;
 use crate::local::{run_local, LocalOptions};
-use crate::resume::OpenOptions;
-use crate::rnad::Learner;
 
 /// Everything `bench` measures.
 #[derive(Debug, Serialize)]
@@ -59,7 +61,7 @@ pub fn run(
     seconds: f64,
     scratch: &Path,
     device: &Device,
-) -> Result<BenchReport, LearnerError> {
+) -> Result<BenchReport, CliError> {
     let budget = Duration::from_secs_f64(seconds);
     let game = config.game.load();
     let shape = NetShape::for_config(config);
@@ -96,9 +98,9 @@ pub fn run(
     let elapsed = start.elapsed().as_secs_f64();
 
     // Exact evaluation of the neural policy.
-    let evaluator = KindEvaluator::new(game.clone(), shape.clone())?;
+    let evaluator = KindEvaluator::new(game.clone(), shape.clone()).map_err(EvaluatorError::from)?;
     let state = learner.state();
-    let timed = |f: &mut dyn FnMut() -> Result<(), LearnerError>| -> Result<f64, LearnerError> {
+    let timed = |f: &mut dyn FnMut() -> Result<(), CliError>| -> Result<f64, CliError> {
         let runs = 20;
         let start = Instant::now();
         for _ in 0..runs {
@@ -147,7 +149,7 @@ pub fn run(
     let summary = run_local(e2e, options, stop)?;
     let e2e_seconds = start.elapsed().as_secs_f64();
     timer.join().expect("timer thread");
-    let samples = crate::checkpoint::load(&summary.checkpoint, config)?
+    let samples = rnad_learner::checkpoint::load(&summary.checkpoint, config)?
         .state
         .samples;
 

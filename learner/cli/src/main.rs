@@ -15,18 +15,18 @@ use rnad_common::net::parse_device;
 use rnad_common::overrides::{Grid, Override};
 use rnad_common::proto::frames::FrameLimits;
 use rnad_common::proto::handshake::Token;
-use rnad_learner::error::LearnerError;
-use rnad_learner::local::{run_local, LocalOptions};
-use rnad_learner::resume::OpenOptions;
+use rnad_learner::resume::{open, OpenOptions};
 use rnad_learner::serve::{run_serve, ServeOptions};
 use rnad_learner::service::ServiceLimits;
-use rnad_learner::sweep::{self, SweepOptions, SweepOutcome};
 use rnad_learner::training::TrainOptions;
+use rnad_learner_cli::error::CliError;
+use rnad_learner_cli::local::{run_local, LocalOptions};
+use rnad_learner_cli::sweep::{self, SweepOptions, SweepOutcome};
 
 /// The project's default experiment (`configs/leduc.toml`).
-const DEFAULT_CONFIG: &str = include_str!("../../configs/leduc.toml");
+const DEFAULT_CONFIG: &str = include_str!("../../../configs/leduc.toml");
 /// The reference settings the benchmark runs by default.
-const REFERENCE_CONFIG: &str = include_str!("../../configs/leduc-reference.toml");
+const REFERENCE_CONFIG: &str = include_str!("../../../configs/leduc-reference.toml");
 
 /// The rnad learner: R-NaD with two-stage averaging of the regularisation
 /// network.
@@ -100,18 +100,18 @@ struct ListenerArgs {
 }
 
 impl ListenerArgs {
-    fn limits(&self) -> Result<ServiceLimits, LearnerError> {
+    fn limits(&self) -> Result<ServiceLimits, CliError> {
         let seconds = |name: &str, value: f64| {
             if value.is_finite() && value > 0.0 {
                 Ok(Duration::from_secs_f64(value))
             } else {
-                Err(LearnerError::Usage(format!(
+                Err(CliError::Usage(format!(
                     "--{name} {value}: must be a positive number of seconds"
                 )))
             }
         };
         if self.max_connections == 0 {
-            return Err(LearnerError::Usage(
+            return Err(CliError::Usage(
                 "--max-connections 0: at least one connection must be allowed".into(),
             ));
         }
@@ -122,7 +122,7 @@ impl ListenerArgs {
                 idle_timeout: seconds("idle-timeout", self.idle_timeout)?,
                 frame_timeout: seconds("frame-timeout", self.frame_timeout)?,
             },
-            token: Token::load(self.token_file.as_deref()).map_err(LearnerError::Usage)?,
+            token: Token::load(self.token_file.as_deref()).map_err(CliError::Usage)?,
         })
     }
 }
@@ -247,7 +247,7 @@ fn resolve_config(
     config: Option<PathBuf>,
     run_dir: Option<PathBuf>,
     overrides: &[Override],
-) -> Result<Config, LearnerError> {
+) -> Result<Config, CliError> {
     let recorded = run_dir
         .as_ref()
         .map(|d| d.join("config.toml"))
@@ -291,15 +291,13 @@ fn main() -> ExitCode {
                 listen,
                 metrics,
                 limits,
-                open: run.options(),
                 train: TrainOptions {
                     max_steps,
                     progress: true,
-                    evaluate: false,
                 },
             };
             resolve_config(config, run_dir, &set.overrides)
-                .and_then(|config| serve(config, options))
+                .and_then(|config| serve(config, &run.options(), options))
         }),
         Command::Sweep {
             config,
@@ -321,7 +319,7 @@ fn main() -> ExitCode {
                     max_steps,
                     out,
                     jobs,
-                    program: std::env::current_exe().map_err(|e| LearnerError::io(&config, e))?,
+                    program: std::env::current_exe().map_err(|e| CliError::io(&config, e))?,
                 })
             }),
         Command::Bench {
@@ -342,8 +340,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn serve(config: Config, options: ServeOptions) -> Result<(), LearnerError> {
+fn serve(config: Config, open_options: &OpenOptions, options: ServeOptions) -> Result<(), CliError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
+    let opened = open(&config, open_options)?;
     let limits = FrameLimits::for_config(&config);
     let token = if options.limits.token.is_some() {
         "peers must present the token"
@@ -351,7 +350,9 @@ fn serve(config: Config, options: ServeOptions) -> Result<(), LearnerError> {
         "no token required"
     };
     run_serve(
-        config,
+        &config,
+        opened,
+        None,
         options,
         stop,
         |bound, step| {
@@ -376,7 +377,7 @@ fn local(
     max_steps: Option<u64>,
     metrics: Option<SocketAddr>,
     open: OpenOptions,
-) -> Result<(), LearnerError> {
+) -> Result<(), CliError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
     let options = LocalOptions {
         max_steps,
@@ -391,7 +392,7 @@ fn local(
     Ok(())
 }
 
-fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
+fn run_sweep(options: SweepOptions) -> Result<(), CliError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
     let runs = sweep::plan(&options)?;
     tracing::info!(
@@ -409,7 +410,7 @@ fn run_sweep(options: SweepOptions) -> Result<(), LearnerError> {
     let (md, csv) = sweep::summarise(&options, &runs)?;
     print!(
         "{}",
-        std::fs::read_to_string(&md).map_err(|e| LearnerError::io(&md, e))?
+        std::fs::read_to_string(&md).map_err(|e| CliError::io(&md, e))?
     );
     tracing::info!(
         "summary written to {} and {}; draw it with: rnad-evaluator plot --runs {} --out {}/nash_conv.png",
@@ -427,7 +428,7 @@ fn bench(
     seconds: f64,
     out: Option<PathBuf>,
     device: &Device,
-) -> Result<(), LearnerError> {
+) -> Result<(), CliError> {
     let config = match config {
         Some(path) => Config::load(&path)?,
         None => Config::from_toml(REFERENCE_CONFIG, "built-in configs/leduc-reference.toml")?,
@@ -442,17 +443,17 @@ fn bench(
         config.network.hidden,
         config.rnad.batch_size
     );
-    let report = rnad_learner::bench::run(&config, seconds, &scratch, device)?;
+    let report = rnad_learner_cli::bench::run(&config, seconds, &scratch, device)?;
     let _ = std::fs::remove_dir_all(&scratch);
     let text = serde_json::to_string_pretty(&report).expect("report serialises");
     rnad_common::files::write_atomically(&out, text.as_bytes())
-        .map_err(|e| LearnerError::io(&out, e))?;
+        .map_err(|e| CliError::io(&out, e))?;
     println!("{text}");
     tracing::info!("figures written to {}", out.display());
     Ok(())
 }
 
-fn print_config(config: Option<PathBuf>, overrides: &[Override]) -> Result<(), LearnerError> {
+fn print_config(config: Option<PathBuf>, overrides: &[Override]) -> Result<(), CliError> {
     let config = match config {
         Some(path) => Config::load(&path)?,
         None => Config::from_toml(DEFAULT_CONFIG, "built-in configs/leduc.toml")?,

@@ -24,7 +24,7 @@ fn scratch(name: &str) -> PathBuf {
 /// Kuhn in lockstep, evaluated every 20 steps and checkpointed every 50,
 /// written to `dir/kuhn.toml` with `edit` applied.
 fn write_config(dir: &Path, edit: impl FnOnce(&mut Config)) -> PathBuf {
-    let text = include_str!("../../configs/kuhn.toml");
+    let text = include_str!("../../../configs/kuhn.toml");
     let mut config = Config::from_toml(text, "kuhn.toml").unwrap();
     config.actors.count = 1;
     config.actors.lockstep = true;

@@ -16,12 +16,15 @@ use rnad_actor::metrics::ActorMetrics;
 use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{self, WorkerOptions};
 use rnad_common::config::Config;
+use rnad_learner::error::LearnerError;
+use rnad_learner::resume::{open, OpenOptions, Opened};
+use rnad_learner::serve::{run_serve, ServeOptions};
+use rnad_learner::service::ServiceLimits;
+use rnad_learner::training::{RunSummary, Source, TrainOptions, Trainer};
 
-use crate::error::LearnerError;
-use crate::resume::{open, OpenOptions, Opened};
-use crate::serve::{run_serve, ServeOptions};
-use crate::service::ServiceLimits;
-use crate::training::{RunSummary, Source, TrainOptions, Trainer};
+use crate::error::CliError;
+use crate::evaluation::LocalEvaluation;
+use crate::lockstep::LockstepActor;
 
 /// Options of a local run beyond the config.
 #[derive(Clone, Debug, Default)]
@@ -43,14 +46,15 @@ pub fn run_local(
     config: Config,
     options: LocalOptions,
     stop: Arc<AtomicBool>,
-) -> Result<RunSummary, LearnerError> {
+) -> Result<RunSummary, CliError> {
     let train = TrainOptions {
         max_steps: options.max_steps,
         progress: options.progress,
-        evaluate: true,
     };
+    let mut opened = open(&config, &options.open)?;
+    let evaluation = LocalEvaluation::new(&config, &mut opened)?;
     if config.actors.lockstep {
-        return run_lockstep(&config, &train, &options, &stop);
+        return run_lockstep(&config, opened, evaluation, &train, &options, &stop);
     }
     let actors_stop = Arc::new(AtomicBool::new(false));
     let mut actors = Vec::new();
@@ -58,11 +62,12 @@ pub fn run_local(
         listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
         metrics: options.metrics,
         limits: ServiceLimits::default(),
-        open: options.open,
         train,
     };
     let result = run_serve(
-        config.clone(),
+        &config,
+        opened,
+        Some(Box::new(evaluation)),
         serve,
         stop,
         |bound, start_step| {
@@ -92,18 +97,20 @@ pub fn run_local(
     for actor in actors {
         let _ = actor.join();
     }
-    result
+    Ok(result?)
 }
 
 fn run_lockstep(
     config: &Config,
+    opened: Opened,
+    evaluation: LocalEvaluation,
     train: &TrainOptions,
     options: &LocalOptions,
     stop: &AtomicBool,
-) -> Result<RunSummary, LearnerError> {
+) -> Result<RunSummary, CliError> {
     let Opened {
         dir, resumed, hub, ..
-    } = open(config, &options.open)?;
+    } = opened;
     // The endpoint's runtime lives until training ends.
     let _endpoint = match options.metrics {
         Some(addr) => {
@@ -120,11 +127,12 @@ fn run_lockstep(
         config,
         dir: &dir,
         hub: &hub,
-        source: Source::lockstep(config, &resumed.actor_rngs),
+        source: Source::Lockstep(Box::new(LockstepActor::new(config, &resumed.actor_rngs))),
         wall_offset: resumed.wall_offset,
+        evaluation: Some(Box::new(evaluation)),
         target_average: resumed.target_average,
     };
-    trainer.run(&mut learner, train, stop)
+    Ok(trainer.run(&mut learner, train, stop)?)
 }
 
 /// The random numbers of local actor `actor` in a run of `seed` started

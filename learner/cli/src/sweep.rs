@@ -23,8 +23,9 @@ use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::load_run;
 use rnad_evaluator::experiments::summary::write_summary;
 
-use crate::checkpoint;
-use crate::error::LearnerError;
+use rnad_learner::checkpoint;
+
+use crate::error::CliError;
 
 /// How often the sweep looks at its children.
 const POLL: Duration = Duration::from_millis(200);
@@ -88,10 +89,10 @@ const RESERVED: [(&str, &str); 2] = [
 pub fn refuse_reserved<'a>(
     flag: &str,
     keys: impl IntoIterator<Item = &'a str>,
-) -> Result<(), LearnerError> {
+) -> Result<(), CliError> {
     for key in keys {
         if let Some((_, why)) = RESERVED.iter().find(|(reserved, _)| *reserved == key) {
-            return Err(LearnerError::Usage(format!("{flag} {key}: {why}")));
+            return Err(CliError::Usage(format!("{flag} {key}: {why}")));
         }
     }
     Ok(())
@@ -130,11 +131,11 @@ fn combinations(grids: &[Grid]) -> Vec<Vec<Override>> {
 /// the config lacks, a value it refuses, or a directory that already holds
 /// a run of a different config is an error naming the key or the first
 /// setting that differs (nothing is overwritten).
-pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, LearnerError> {
+pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, CliError> {
     refuse_reserved("--grid", options.grids.iter().map(|g| g.key.as_str()))?;
     for (index, grid) in options.grids.iter().enumerate() {
         if options.grids[..index].iter().any(|g| g.key == grid.key) {
-            return Err(LearnerError::Usage(format!(
+            return Err(CliError::Usage(format!(
                 "--grid {}: given twice; list all its values in one --grid",
                 grid.key
             )));
@@ -143,7 +144,7 @@ pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, LearnerError> {
     let mut seeds = options.seeds.clone();
     seeds.sort_unstable();
     if seeds.windows(2).any(|w| w[0] == w[1]) {
-        return Err(LearnerError::Usage(format!(
+        return Err(CliError::Usage(format!(
             "--seeds {:?}: a seed is given twice",
             options.seeds
         )));
@@ -159,7 +160,7 @@ pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, LearnerError> {
             // Two values that read the same (`0.1` and `1e-1`) would make
             // two runs share one directory.
             if let Some(twin) = runs.iter().find(|r| r.config.run_dir == config.run_dir) {
-                return Err(LearnerError::Usage(format!(
+                return Err(CliError::Usage(format!(
                     "--grid: {} and {} are the same setting (one run directory, {})",
                     twin.name(),
                     settings
@@ -181,7 +182,7 @@ pub fn plan(options: &SweepOptions) -> Result<Vec<SweepRun>, LearnerError> {
 }
 
 /// Refuses a run directory whose recorded config is another experiment.
-fn check_recorded(config: &Config) -> Result<(), LearnerError> {
+fn check_recorded(config: &Config) -> Result<(), CliError> {
     let path = config.run_dir.join("config.toml");
     if !path.exists() {
         return Ok(());
@@ -194,7 +195,7 @@ fn check_recorded(config: &Config) -> Result<(), LearnerError> {
         .find(|(key, value)| recorded.get(*key) != Some(value));
     match differs {
         None => Ok(()),
-        Some((key, value)) => Err(LearnerError::Sweep(format!(
+        Some((key, value)) => Err(CliError::Sweep(format!(
             "{} already holds a run with {key} = {}, this sweep wants {value}; \
              choose another --out or move the directory away",
             path.display(),
@@ -204,7 +205,7 @@ fn check_recorded(config: &Config) -> Result<(), LearnerError> {
 }
 
 /// The step a run's newest checkpoint holds (0 when it has none).
-pub fn reached_step(run: &SweepRun) -> Result<u64, LearnerError> {
+pub fn reached_step(run: &SweepRun) -> Result<u64, CliError> {
     let checkpoints = checkpoint::list(&run.dir().join("checkpoints"))?;
     Ok(checkpoints
         .last()
@@ -228,7 +229,7 @@ pub fn run_all(
     options: &SweepOptions,
     runs: &[SweepRun],
     stop: &AtomicBool,
-) -> Result<SweepOutcome, LearnerError> {
+) -> Result<SweepOutcome, CliError> {
     let mut waiting = VecDeque::new();
     for run in runs {
         let step = reached_step(run)?;
@@ -299,7 +300,7 @@ pub fn run_all(
                     child.run.name(),
                     child.log.display()
                 )),
-                Err(e) => return Err(LearnerError::io(&child.log, e)),
+                Err(e) => return Err(CliError::io(&child.log, e)),
             }
         }
         running = still;
@@ -313,7 +314,7 @@ pub fn run_all(
     if unfinished.is_empty() {
         Ok(SweepOutcome::Complete)
     } else {
-        Err(LearnerError::Sweep(format!(
+        Err(CliError::Sweep(format!(
             "runs did not finish: {}",
             unfinished.join(", ")
         )))
@@ -325,7 +326,7 @@ pub fn run_all(
 pub fn summarise(
     options: &SweepOptions,
     runs: &[SweepRun],
-) -> Result<(PathBuf, PathBuf), LearnerError> {
+) -> Result<(PathBuf, PathBuf), CliError> {
     let loaded = runs
         .iter()
         .map(|run| load_run(run.dir()))
@@ -349,18 +350,18 @@ struct Running<'a> {
 }
 
 impl<'a> Running<'a> {
-    fn start(options: &SweepOptions, run: &'a SweepRun) -> Result<Running<'a>, LearnerError> {
+    fn start(options: &SweepOptions, run: &'a SweepRun) -> Result<Running<'a>, CliError> {
         let dir = run.dir();
-        std::fs::create_dir_all(dir).map_err(|e| LearnerError::io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| CliError::io(dir, e))?;
         let config = dir.join("config.toml");
-        std::fs::write(&config, run.config.to_toml()).map_err(|e| LearnerError::io(&config, e))?;
+        std::fs::write(&config, run.config.to_toml()).map_err(|e| CliError::io(&config, e))?;
         let log = dir.join("log.txt");
         let file = File::options()
             .create(true)
             .append(true)
             .open(&log)
-            .map_err(|e| LearnerError::io(&log, e))?;
-        let err = file.try_clone().map_err(|e| LearnerError::io(&log, e))?;
+            .map_err(|e| CliError::io(&log, e))?;
+        let err = file.try_clone().map_err(|e| CliError::io(&log, e))?;
         let process = Command::new(&options.program)
             .arg("local")
             .arg("--run-dir")
@@ -371,7 +372,7 @@ impl<'a> Running<'a> {
             .stdout(file)
             .stderr(err)
             .spawn()
-            .map_err(|e| LearnerError::io(&options.program, e))?;
+            .map_err(|e| CliError::io(&options.program, e))?;
         Ok(Running {
             run,
             process,

@@ -16,7 +16,7 @@ fn start(run_dir: &Path, extra: &[&str]) -> Child {
         .args([
             "local",
             "--config",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/kuhn.toml"),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/kuhn.toml"),
         ])
         .arg("--run-dir")
         .arg(run_dir)

@@ -1,0 +1,68 @@
+//! The evaluator as the learner's judge in a local run: every evaluation
+//! of the run evaluator (exact NashConv of each policy kind, or the
+//! head-to-head panel), recorded in the evaluator's metrics on the local
+//! run's registry, with the target's average as the policy file the run
+//! keeps.
+
+use std::time::Instant;
+
+use rnad_common::checkpoint::SavedAverage;
+use rnad_common::config::Config;
+use rnad_evaluator::error::EvaluatorError;
+use rnad_evaluator::kinds::PolicyKinds;
+use rnad_evaluator::metrics::EvaluatorMetrics;
+use rnad_evaluator::run_eval::RunEvaluator;
+use rnad_learner::evaluate::{Evaluate, EvaluateError, Evaluated};
+use rnad_learner::resume::Opened;
+use rnad_learner::rnad::LearnerState;
+
+/// The local run's judge.
+pub struct LocalEvaluation {
+    evaluator: RunEvaluator,
+    metrics: EvaluatorMetrics,
+}
+
+impl LocalEvaluation {
+    /// The judge of the opened run: its evaluator goes on from the average
+    /// the resumed checkpoint kept, and its metrics join the run's registry.
+    pub fn new(config: &Config, opened: &mut Opened) -> Result<LocalEvaluation, EvaluatorError> {
+        let learner = &opened.resumed.learner;
+        let mut evaluator = RunEvaluator::new(config, learner.shape().clone(), None)?;
+        evaluator.resume_average(
+            opened.resumed.target_average.take(),
+            learner.state().step,
+        );
+        let metrics = EvaluatorMetrics::in_registry(opened.hub.metrics.registry.clone());
+        Ok(LocalEvaluation { evaluator, metrics })
+    }
+}
+
+impl Evaluate for LocalEvaluation {
+    fn evaluate(
+        &mut self,
+        state: &LearnerState,
+        wall_seconds: f64,
+    ) -> Result<Evaluated, EvaluateError> {
+        let kinds = PolicyKinds {
+            online: &state.online,
+            target: &state.target,
+            reg: &state.reg,
+        };
+        let timer = Instant::now();
+        let evaluation = self.evaluator.evaluate(kinds, state.step)?;
+        self.metrics.record(
+            &evaluation,
+            self.evaluator.tree().game().as_ref(),
+            state.step,
+            timer.elapsed(),
+        );
+        Ok(Evaluated {
+            entry: evaluation.entry(state.step, wall_seconds, state.samples),
+            target_average: self.evaluator.target_average_file(&evaluation),
+        })
+    }
+
+    fn saved_average(&self) -> Option<SavedAverage> {
+        self.evaluator.saved_average()
+    }
+}

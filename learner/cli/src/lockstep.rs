@@ -1,0 +1,48 @@
+//! The actors' self-play as the learner's lockstep actor: each batch played
+//! by one [`SelfPlay`] with the parameters the learner just published, its
+//! generator position kept in the learner's checkpoints.
+
+use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
+use rnad_common::config::Config;
+use rnad_common::net::{NetShape, ParamSet};
+use rnad_common::trajectory::Trajectory;
+use rnad_learner::training::Lockstep;
+
+/// One self-play actor the learner waits for.
+pub struct LockstepActor(SelfPlay);
+
+impl LockstepActor {
+    /// The run's lockstep actor, at its saved generator position if a
+    /// checkpoint kept one (`rngs`).
+    pub fn new(config: &Config, rngs: &[(u64, u128)]) -> LockstepActor {
+        let mut play = SelfPlay::new(
+            config.game.load(),
+            NetShape::for_config(config),
+            0,
+            RngStream::of(config.seed),
+        );
+        if let Some(&(seed, pos)) = rngs.first() {
+            play.set_rng_position(seed, pos);
+        }
+        LockstepActor(play)
+    }
+}
+
+impl Lockstep for LockstepActor {
+    fn play(
+        &mut self,
+        params: &ParamSet,
+        version: u64,
+        size: usize,
+    ) -> candle_core::Result<Vec<Trajectory>> {
+        let snapshot = PolicySnapshot {
+            version,
+            params: params.clone(),
+        };
+        self.0.play_fresh(&snapshot, size)
+    }
+
+    fn rng_position(&self) -> (u64, u128) {
+        self.0.rng_position()
+    }
+}

@@ -1,0 +1,39 @@
+//! How the training loop has its policies judged without knowing the
+//! judge: the all-in-one local run passes the exact evaluator in through
+//! [`Evaluate`], and a served learner passes nothing and leaves judging to
+//! `rnad-evaluator watch`. The loop writes what an evaluation produces into
+//! the run directory and keeps the judge's state in its checkpoints.
+
+use rnad_common::checkpoint::SavedAverage;
+use rnad_common::history::HistoryEntry;
+use serde_json::Value;
+
+use crate::rnad::LearnerState;
+
+/// Why an evaluation failed (the judge's own error, kept whole).
+pub type EvaluateError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What one evaluation produced.
+#[derive(Clone, Debug)]
+pub struct Evaluated {
+    /// The history line.
+    pub entry: HistoryEntry,
+    /// The `target_average` policy file, where the judge keeps that
+    /// average and has a policy to write.
+    pub target_average: Option<Value>,
+}
+
+/// A judge of the learner's policies during training.
+pub trait Evaluate {
+    /// Evaluates the learner's parameter sets at its current step, after
+    /// `wall_seconds` of training.
+    fn evaluate(
+        &mut self,
+        state: &LearnerState,
+        wall_seconds: f64,
+    ) -> Result<Evaluated, EvaluateError>;
+
+    /// The judge's state a checkpoint keeps (its running average of the
+    /// target policy), so that a resumed run's judge goes on from it.
+    fn saved_average(&self) -> Option<SavedAverage>;
+}
