@@ -15,7 +15,7 @@
 //! add up there; [`rnad_common::net::PolicyValueNet::parameter_gradients`]
 //! takes it from there.
 
-use crate::rnad::legal_mean;
+use crate::neurd::legal_mean;
 
 /// One batch's rows, all row-major (`actions` entries per row where a row
 /// has several).
@@ -30,7 +30,7 @@ pub struct LossInputs<'a> {
     pub logits: &'a [f32],
     /// Legal mask per row.
     pub legal: &'a [f32],
-    /// The NeuRD coefficients per row ([`crate::rnad::neurd_coefficients`]).
+    /// The NeuRD coefficients per row ([`crate::neurd::neurd_coefficients`]).
     pub coefficients: &'a [f32],
     /// Actions per row.
     pub actions: usize,

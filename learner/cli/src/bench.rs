@@ -98,7 +98,8 @@ pub fn run(
     let elapsed = start.elapsed().as_secs_f64();
 
     // Exact evaluation of the neural policy.
-    let evaluator = KindEvaluator::new(game.clone(), shape.clone()).map_err(EvaluatorError::from)?;
+    let evaluator =
+        KindEvaluator::new(game.clone(), shape.clone()).map_err(EvaluatorError::from)?;
     let state = learner.state();
     let timed = |f: &mut dyn FnMut() -> Result<(), CliError>| -> Result<f64, CliError> {
         let runs = 20;

@@ -28,10 +28,7 @@ impl LocalEvaluation {
     pub fn new(config: &Config, opened: &mut Opened) -> Result<LocalEvaluation, EvaluatorError> {
         let learner = &opened.resumed.learner;
         let mut evaluator = RunEvaluator::new(config, learner.shape().clone(), None)?;
-        evaluator.resume_average(
-            opened.resumed.target_average.take(),
-            learner.state().step,
-        );
+        evaluator.resume_average(opened.resumed.target_average.take(), learner.state().step);
         let metrics = EvaluatorMetrics::in_registry(opened.hub.metrics.registry.clone());
         Ok(LocalEvaluation { evaluator, metrics })
     }

@@ -340,7 +340,11 @@ fn main() -> ExitCode {
     }
 }
 
-fn serve(config: Config, open_options: &OpenOptions, options: ServeOptions) -> Result<(), CliError> {
+fn serve(
+    config: Config,
+    open_options: &OpenOptions,
+    options: ServeOptions,
+) -> Result<(), CliError> {
     let stop = rnad_common::lifecycle::stop_on_signals();
     let opened = open(&config, open_options)?;
     let limits = FrameLimits::for_config(&config);

@@ -19,14 +19,16 @@ use rnad_games::exploitability::nash_conv;
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
 use rnad_learner::checkpoint::{self, Checkpoint};
-use rnad_learner_cli::local::{run_local, LocalOptions};
 use rnad_learner::resume::OpenOptions;
 use rnad_learner::training::RunSummary;
+use rnad_learner_cli::local::{run_local, LocalOptions};
 
 fn kuhn_config(run_dir: &Path) -> Config {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/kuhn.toml"))
-            .unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../configs/kuhn.toml"
+    ))
+    .unwrap();
     let mut config = Config::from_toml(&text, "configs/kuhn.toml").unwrap();
     config.run_dir = run_dir.to_path_buf();
     config.actors.count = 1;
