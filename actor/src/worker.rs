@@ -13,9 +13,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
+use rnad_common::net::PublishedSet;
 use rnad_common::proto::frames::MAX_SUBMIT_TRAJECTORIES;
 use rnad_common::proto::handshake::Token;
-use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, ParamKind, Submission};
+use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, Submission};
 
 use crate::metrics::ActorMetrics;
 use crate::selfplay::{PolicySnapshot, RngStream, SelfPlay};
@@ -73,7 +74,7 @@ async fn fetch_online(
             proto::context(),
             hello.clone(),
             have,
-            vec![ParamKind::Online],
+            vec![PublishedSet::Online],
         )
         .await
         .map_err(|e| ClientError::rpc("fetching parameters", e))??;

@@ -68,7 +68,9 @@ pub struct CheckpointMeta {
     /// Regularisation rolls.
     pub rolls: u64,
     /// Decisions consumed.
-    pub samples: u64,
+    /// (Files written before the name was settled call it `samples`.)
+    #[serde(alias = "samples")]
+    pub decisions: u64,
     /// Adam updates applied.
     pub adam_count: u64,
     /// Wall-clock seconds of training so far, across restarts.

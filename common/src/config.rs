@@ -204,7 +204,7 @@ pub struct RnadConfig {
     pub clip_neurd: f64,
     /// Clip of each parameter update.
     pub clip_gradient: f64,
-    /// Entropy schedule iteration sizes (the last repeats forever).
+    /// Entropy schedule period sizes (the last repeats forever).
     pub entropy_schedule_size: Vec<u64>,
     /// How often each size repeats.
     pub entropy_schedule_repeats: Vec<u64>,

@@ -10,6 +10,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::net::PublishedSet;
+
 /// Which of the learner's policies: what evaluations report, plots draw
 /// and players play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -56,6 +58,17 @@ impl PolicyKind {
             PolicyKind::TargetPostprocessed => "target_postprocessed",
             PolicyKind::Reg => "reg",
             PolicyKind::TargetAverage => "target_average",
+        }
+    }
+
+    /// The published parameter set whose network gives this kind's policy
+    /// (none for `target_average`, which the evaluator keeps).
+    pub fn published_set(self) -> Option<PublishedSet> {
+        match self {
+            PolicyKind::Online => Some(PublishedSet::Online),
+            PolicyKind::Target | PolicyKind::TargetPostprocessed => Some(PublishedSet::Target),
+            PolicyKind::Reg => Some(PublishedSet::Reg),
+            PolicyKind::TargetAverage => None,
         }
     }
 
@@ -118,7 +131,9 @@ pub struct HistoryEntry {
     /// Training wall time so far (across restarts), seconds.
     pub wall_seconds: f64,
     /// Decisions consumed so far.
-    pub samples: u64,
+    /// (Files written before the name was settled call it `samples`.)
+    #[serde(alias = "samples")]
+    pub decisions: u64,
     /// NashConv per policy kind (exact evaluation; absent in head-to-head
     /// mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -57,11 +57,34 @@ pub struct Limits {
     pub frame_timeout: Duration,
 }
 
-/// Why a connection was closed by the listener rather than by its peer.
+/// Why a connection was closed by the listener rather than by its peer:
+/// at accept ([`accept_loop`]) or during the handshake
+/// ([`crate::proto::handshake`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// The listener was at its connection cap.
     Busy,
+    /// The peer did not open with `RNAD`: not an rnad client.
+    NotRnad,
+    /// Another protocol version.
+    Protocol {
+        /// The client's version.
+        client: u32,
+    },
+    /// A missing or wrong token.
+    Token,
+}
+
+impl Refusal {
+    /// The `reason` label of the refusal counters.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Refusal::Busy => "busy",
+            Refusal::NotRnad => "not_rnad",
+            Refusal::Protocol { .. } => "protocol",
+            Refusal::Token => "token",
+        }
+    }
 }
 
 /// Accepts connections on `listener` for as long as the runtime runs,

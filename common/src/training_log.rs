@@ -15,7 +15,9 @@ pub struct TrainingRecord {
     /// Training wall time so far (across restarts), seconds.
     pub wall_seconds: f64,
     /// Decisions consumed so far.
-    pub samples: u64,
+    /// (Files written before the name was settled call it `samples`.)
+    #[serde(alias = "samples")]
+    pub decisions: u64,
     /// Learner steps in the interval.
     pub steps: u64,
     /// Mean value loss over the interval's steps.

@@ -69,13 +69,10 @@ impl CheckpointPolicies {
     ) -> Result<TabularPolicy, EvaluatorError> {
         self.check_game(tree)?;
         let shape = NetShape::for_config(&self.config);
-        let tensors = match kind {
-            PolicyKind::Online => "online",
-            PolicyKind::Target | PolicyKind::TargetPostprocessed => "target",
-            PolicyKind::Reg => "reg",
-            PolicyKind::TargetAverage => return self.target_average(tree),
+        let Some(set) = kind.published_set() else {
+            return self.target_average(tree);
         };
-        let params = self.file.params(&shape, tensors)?;
+        let params = self.file.params(&shape, set.name())?;
         let policy = network_policy(tree, inputs, &shape, &params)
             .map_err(|e| EvaluatorError::Usage(format!("{}: {e}", self.file.path.display())))?;
         Ok(if kind == PolicyKind::TargetPostprocessed {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use rnad_common::history::{NashConvs, PolicyKind};
-use rnad_common::net::{NetShape, ParamSet};
+use rnad_common::net::{NetShape, ParamSet, PublishedSets};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::{PublicTree, PublicTreeError};
 use rnad_games::Game;
@@ -15,17 +15,6 @@ use crate::neural::{
 };
 use crate::policy_average::PolicyAverage;
 use rnad_games::exploitability::{nash_conv, NashConvReport};
-
-/// The parameter sets evaluated during training.
-#[derive(Clone, Copy, Debug)]
-pub struct PolicyKinds<'a> {
-    /// θ.
-    pub online: &'a ParamSet,
-    /// θ_target.
-    pub target: &'a ParamSet,
-    /// θ_reg.
-    pub reg: &'a ParamSet,
-}
 
 /// Full reports per policy kind.
 #[derive(Clone, Debug)]
@@ -119,7 +108,7 @@ impl KindEvaluator {
     /// the average and the average is evaluated too.
     pub fn evaluate(
         &self,
-        kinds: PolicyKinds,
+        kinds: PublishedSets,
         average: Option<(&mut PolicyAverage, u64)>,
     ) -> candle_core::Result<KindReports> {
         let tree = &self.tree;

@@ -13,9 +13,10 @@ use rnad_common::net::NetShape;
 use rnad_games::public_tree::PublicTree;
 
 use crate::error::EvaluatorError;
-use crate::kinds::{KindEvaluator, KindReports, PolicyKinds};
+use crate::kinds::{KindEvaluator, KindReports};
 use crate::panel::Panel;
 use crate::policy_average::{PolicyAverage, SavedSums};
+use rnad_common::net::PublishedSets;
 use rnad_games::policy_file::{policy_file_json, PolicyFileHeader};
 use serde_json::Value;
 
@@ -74,7 +75,7 @@ impl RunEvaluator {
     /// Evaluates the parameters of learner step `step`.
     pub fn evaluate(
         &mut self,
-        params: PolicyKinds,
+        params: PublishedSets,
         step: u64,
     ) -> Result<Evaluation, EvaluatorError> {
         Ok(match &mut self.panel {
@@ -219,11 +220,11 @@ impl RunEvaluator {
 
 impl Evaluation {
     /// The history line of this evaluation.
-    pub fn entry(&self, learner_step: u64, wall_seconds: f64, samples: u64) -> HistoryEntry {
+    pub fn entry(&self, learner_step: u64, wall_seconds: f64, decisions: u64) -> HistoryEntry {
         HistoryEntry {
             learner_step,
             wall_seconds,
-            samples,
+            decisions,
             nash_conv: self.exact.as_ref().map(KindReports::nash_convs),
             head_to_head: self.head_to_head.clone(),
         }

@@ -23,13 +23,12 @@ use std::time::{Duration, Instant};
 
 use rnad_common::config::EvaluationMode;
 use rnad_common::lifecycle::{run_sessions, Attempt};
-use rnad_common::net::NetShape;
+use rnad_common::net::{NetShape, PublishedSet, PublishedSets};
 use rnad_common::proto::handshake::Token;
-use rnad_common::proto::{self, ClientError, Incarnation, ParamKind, Params};
+use rnad_common::proto::{self, ClientError, Incarnation, Params};
 use rnad_common::run_dir::RunDir;
 use serde::{Deserialize, Serialize};
 
-use crate::kinds::PolicyKinds;
 use crate::metrics::EvaluatorMetrics;
 use crate::output::write_json;
 use crate::policy_average::{PolicyAverage, SavedSums};
@@ -197,7 +196,7 @@ async fn watch_params(
                 proto::context(),
                 joined.hello.clone(),
                 have,
-                ParamKind::ALL.to_vec(),
+                PublishedSet::ALL.to_vec(),
             )
             .await
             .map_err(|e| ClientError::rpc("fetching parameters", e))??;
@@ -210,7 +209,7 @@ async fn watch_params(
                 params.version,
                 timer.elapsed(),
             );
-            let entry = evaluation.entry(params.version, params.wall_seconds, params.samples);
+            let entry = evaluation.entry(params.version, params.wall_seconds, params.decisions);
             if let Err(error) = rnad_common::jsonl::append(&options.history, &entry) {
                 metrics.write_failures_total.inc();
                 tracing::error!(file = %options.history.display(), %error, "cannot append to the history; watching goes on");
@@ -289,7 +288,7 @@ fn evaluate_params(
     shape: &NetShape,
     params: &Params,
 ) -> Result<Evaluation, ClientError> {
-    let set = |kind: ParamKind| {
+    let set = |kind: PublishedSet| {
         params
             .sets
             .iter()
@@ -299,11 +298,11 @@ fn evaluate_params(
             .map_err(ClientError::Other)
     };
     let (online, target, reg) = (
-        set(ParamKind::Online)?,
-        set(ParamKind::Target)?,
-        set(ParamKind::Reg)?,
+        set(PublishedSet::Online)?,
+        set(PublishedSet::Target)?,
+        set(PublishedSet::Reg)?,
     );
-    let kinds = PolicyKinds {
+    let kinds = PublishedSets {
         online: &online,
         target: &target,
         reg: &reg,

@@ -46,7 +46,7 @@ fn entries_averaged(steps: &[u64], values: &[f64], averaged: bool) -> Vec<Histor
         .map(|(&step, &v)| HistoryEntry {
             learner_step: step,
             wall_seconds: step as f64 / 100.0,
-            samples: step * 10,
+            decisions: step * 10,
             nash_conv: Some(NashConvs {
                 online: v + 1.0,
                 target: v,
@@ -239,13 +239,17 @@ fn band_is_mean_min_and_max_over_seeds_on_the_common_range() {
     assert_eq!(reg.mean, [7.0, 5.5, 4.0, 3.0], "reg is target + 2 here");
     let wall = band(&runs, &Measure::NashConv(PolicyKind::Target), Axis::Wall);
     assert_eq!(wall.x, [0.0, 0.1, 0.2, 0.3], "wall time is step / 100 here");
-    let samples = band(&runs, &Measure::NashConv(PolicyKind::Target), Axis::Samples);
-    assert_eq!(
-        samples.x,
-        [0.0, 100.0, 200.0, 300.0],
-        "samples are step × 10 here"
+    let decisions = band(
+        &runs,
+        &Measure::NashConv(PolicyKind::Target),
+        Axis::Decisions,
     );
-    assert_eq!(samples.mean, target.mean);
+    assert_eq!(
+        decisions.x,
+        [0.0, 100.0, 200.0, 300.0],
+        "decisions are step × 10 here"
+    );
+    assert_eq!(decisions.mean, target.mean);
 }
 
 #[test]

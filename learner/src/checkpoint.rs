@@ -60,7 +60,7 @@ pub fn save(
         hidden: config.network.hidden.clone(),
         step: state.step,
         rolls: state.rolls,
-        samples: state.samples,
+        decisions: state.decisions,
         adam_count: state.adam.count,
         wall_seconds: clock.wall_seconds,
         actor_rngs: clock.actor_rngs,
@@ -114,7 +114,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
     let state = LearnerState {
         step: meta.step,
         rolls: meta.rolls,
-        samples: meta.samples,
+        decisions: meta.decisions,
         online: set("online")?,
         target: set("target")?,
         reg: set("reg")?,

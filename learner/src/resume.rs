@@ -268,7 +268,7 @@ pub fn published(learner: &Learner, wall_seconds: f64) -> Published {
     let state = learner.state();
     Published {
         version: state.step,
-        samples: state.samples,
+        decisions: state.decisions,
         wall_seconds,
         online: state.online.clone(),
         target: state.target.clone(),

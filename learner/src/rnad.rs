@@ -9,7 +9,9 @@
 
 use candle_core::{Device, Result, Tensor};
 use rnad_common::config::{Config, RnadConfig};
-use rnad_common::net::{legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet};
+use rnad_common::net::{
+    legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet, PublishedSets,
+};
 use rnad_common::trajectory::Trajectory;
 
 use crate::adam::{Adam, AdamSettings};
@@ -30,7 +32,7 @@ pub struct LearnerState {
     /// Regularisation rolls so far (`n` of the averaging modes).
     pub rolls: u64,
     /// Decisions consumed.
-    pub samples: u64,
+    pub decisions: u64,
     /// θ.
     pub online: ParamSet,
     /// θ_target.
@@ -44,6 +46,15 @@ pub struct LearnerState {
 }
 
 impl LearnerState {
+    /// The sets the learner publishes: θ, θ_target and θ_reg.
+    pub fn published(&self) -> PublishedSets<'_> {
+        PublishedSets {
+            online: &self.online,
+            target: &self.target,
+            reg: &self.reg,
+        }
+    }
+
     /// The same state with every tensor on `device`.
     fn into_device(self, device: &Device) -> Result<LearnerState> {
         Ok(LearnerState {
@@ -97,7 +108,7 @@ impl Learner {
         let state = LearnerState {
             step: 0,
             rolls: 0,
-            samples: 0,
+            decisions: 0,
             online: params.clone(),
             target: params.clone(),
             reg: params.clone(),
@@ -164,7 +175,7 @@ impl Learner {
             s.reg_prev = std::mem::replace(&mut s.reg, reg);
         }
         s.step += 1;
-        s.samples += stats.decisions as u64;
+        s.decisions += stats.decisions as u64;
         Ok(stats)
     }
 

@@ -2,11 +2,11 @@
 //! regularisation policy at each learner step, and when the regularisation
 //! rolls.
 //!
-//! Iterations have sizes `sizes[k]`, each repeated `repeats[k]` times; the
-//! last size repeats forever. Within an iteration starting at `start` with
+//! Periods have sizes `sizes[k]`, each repeated `repeats[k]` times; the
+//! last size repeats forever. Within a period starting at `start` with
 //! size `size`, `α = min(2·(step − start)/size, 1)` interpolates from the
 //! previous regularisation policy to the current one, and the
-//! regularisation rolls at the iteration's last step, `start + size − 1`
+//! regularisation rolls at the period's last step, `start + size − 1`
 //! (never at step 0).
 
 /// Where a learner step falls in the schedule.
@@ -17,11 +17,11 @@ pub struct SchedulePoint {
     pub alpha: f64,
     /// Whether the regularisation rolls after this step.
     pub roll: bool,
-    /// First step of the current iteration.
-    pub iteration_start: u64,
+    /// First step of the current period.
+    pub period_start: u64,
 }
 
-/// Iteration sizes and their repeat counts.
+/// Period sizes and their repeat counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntropySchedule {
     sizes: Vec<u64>,
@@ -39,8 +39,8 @@ impl EntropySchedule {
         EntropySchedule { sizes, repeats }
     }
 
-    /// The start and size of the iteration containing `step`.
-    pub fn iteration(&self, step: u64) -> (u64, u64) {
+    /// The start and size of the period containing `step`.
+    pub fn period(&self, step: u64) -> (u64, u64) {
         let mut start = 0;
         for (&size, &repeats) in self.sizes.iter().zip(&self.repeats) {
             let span = size * repeats;
@@ -55,11 +55,11 @@ impl EntropySchedule {
 
     /// α and the roll flag at `step`.
     pub fn at(&self, step: u64) -> SchedulePoint {
-        let (start, size) = self.iteration(step);
+        let (start, size) = self.period(step);
         SchedulePoint {
             alpha: (2.0 * (step - start) as f64 / size as f64).min(1.0),
             roll: step > 0 && step == start + size - 1,
-            iteration_start: start,
+            period_start: start,
         }
     }
 }
@@ -69,9 +69,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn iterations_and_rolls_follow_sizes_and_repeats() {
+    fn periods_and_rolls_follow_sizes_and_repeats() {
         let schedule = EntropySchedule::new(vec![3, 5, 10], vec![2, 4, 1]);
-        let starts: Vec<u64> = (0..80).map(|s| schedule.at(s).iteration_start).collect();
+        let starts: Vec<u64> = (0..80).map(|s| schedule.at(s).period_start).collect();
         let mut distinct = starts.clone();
         distinct.dedup();
         assert_eq!(distinct, vec![0, 3, 6, 11, 16, 21, 26, 36, 46, 56, 66, 76]);
@@ -80,15 +80,15 @@ mod tests {
     }
 
     #[test]
-    fn alpha_rises_over_the_first_half_of_an_iteration() {
+    fn alpha_rises_over_the_first_half_of_a_period() {
         let schedule = EntropySchedule::new(vec![3, 5, 10], vec![2, 4, 1]);
-        // Iteration [26, 36), size 10: α = min(2(step − 26)/10, 1).
+        // Period [26, 36), size 10: α = min(2(step − 26)/10, 1).
         let alphas: Vec<f64> = (26..36).map(|s| schedule.at(s).alpha).collect();
         assert_eq!(
             alphas,
             vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0]
         );
-        // Iteration [6, 11), size 5.
+        // Period [6, 11), size 5.
         assert_eq!(schedule.at(6).alpha, 0.0);
         assert_eq!(schedule.at(7).alpha, 0.4);
         assert_eq!(schedule.at(9).alpha, 1.0);

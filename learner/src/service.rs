@@ -21,13 +21,13 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use futures::prelude::*;
 use rnad_common::config::Config;
-use rnad_common::listener::{accept_loop, GuardedStream, Limits};
-use rnad_common::net::ParamSet;
+use rnad_common::listener::{accept_loop, GuardedStream, Limits, Refusal};
+use rnad_common::net::{ParamSet, PublishedSet, PublishedSets};
 use rnad_common::proto::frames::{self, FrameLimits};
 use rnad_common::proto::handshake::{self, AnswerError, Token};
 use rnad_common::proto::{
-    config_hash, config_identity, Hello, Incarnation, LearnerService, ParamKind, Params,
-    ProtoError, RunInfo, Submission, SubmitAck, WireParams, PROTOCOL_VERSION,
+    config_hash, config_identity, Hello, Incarnation, LearnerService, Params, ProtoError, RunInfo,
+    Submission, SubmitAck, WireParams, PROTOCOL_VERSION,
 };
 use rnad_common::trajectory::{Dims, Trajectory};
 use tarpc::context::Context;
@@ -75,7 +75,7 @@ pub struct Published {
     /// The learner step that produced them.
     pub version: u64,
     /// Decisions consumed so far.
-    pub samples: u64,
+    pub decisions: u64,
     /// Training wall time so far (across restarts), seconds.
     pub wall_seconds: f64,
     /// θ.
@@ -84,6 +84,17 @@ pub struct Published {
     pub target: ParamSet,
     /// θ_reg.
     pub reg: ParamSet,
+}
+
+impl Published {
+    /// Its parameter sets.
+    pub fn sets(&self) -> PublishedSets<'_> {
+        PublishedSets {
+            online: &self.online,
+            target: &self.target,
+            reg: &self.reg,
+        }
+    }
 }
 
 /// State shared by the training thread and the service.
@@ -221,7 +232,7 @@ impl LearnerService for Service {
         _: Context,
         hello: Hello,
         have: Option<u64>,
-        kinds: Vec<ParamKind>,
+        kinds: Vec<PublishedSet>,
     ) -> Result<Option<Params>, ProtoError> {
         self.0.check(&hello)?;
         let latest = self.0.latest();
@@ -230,19 +241,12 @@ impl LearnerService for Service {
         }
         let sets = kinds
             .into_iter()
-            .map(|kind| {
-                let set = match kind {
-                    ParamKind::Online => &latest.online,
-                    ParamKind::Target => &latest.target,
-                    ParamKind::Reg => &latest.reg,
-                };
-                WireParams::from_set(set).map(|w| (kind, w))
-            })
+            .map(|kind| WireParams::from_set(latest.sets().get(kind)).map(|w| (kind, w)))
             .collect::<candle_core::Result<_>>()
             .map_err(|e| ProtoError::Internal(format!("cannot export parameters: {e}")))?;
         Ok(Some(Params {
             version: latest.version,
-            samples: latest.samples,
+            decisions: latest.decisions,
             wall_seconds: latest.wall_seconds,
             sets,
         }))
@@ -303,7 +307,7 @@ pub async fn serve(
         listener,
         connections,
         "rpc",
-        move |_| refused.with_label_values(&["busy"]).inc(),
+        move |refusal: Refusal| refused.with_label_values(&[refusal.reason()]).inc(),
         move |stream, peer, permit| {
             let (hub, token) = (hub.clone(), limits.token.clone());
             async move {

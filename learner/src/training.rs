@@ -331,7 +331,7 @@ impl Trainer<'_> {
 struct Progress {
     since: Instant,
     step: u64,
-    samples: u64,
+    decisions: u64,
 }
 
 impl Progress {
@@ -339,7 +339,7 @@ impl Progress {
         Progress {
             since: Instant::now(),
             step: learner.state().step,
-            samples: learner.state().samples,
+            decisions: learner.state().decisions,
         }
     }
 
@@ -350,13 +350,13 @@ impl Progress {
         }
         let state = learner.state();
         let steps_per_s = (state.step - self.step) as f64 / elapsed;
-        let samples_per_s = (state.samples - self.samples) as f64 / elapsed;
+        let decisions_per_s = (state.decisions - self.decisions) as f64 / elapsed;
         if logging::format() == LogFormat::Json {
             let exact = last.and_then(|e| e.nash_conv.as_ref());
             tracing::info!(
                 step = state.step,
                 steps_per_s,
-                decisions_per_s = samples_per_s,
+                decisions_per_s,
                 loss_value = stats.loss_value,
                 loss_neurd = stats.loss_neurd,
                 nash_conv_target = exact.map(|n| n.target),
@@ -368,7 +368,7 @@ impl Progress {
             let nash =
                 last.map_or_else(|| "not evaluated here".to_string(), HistoryEntry::describe);
             let line = format!(
-                "step {:>8} | {steps_per_s:7.1} steps/s | {samples_per_s:9.0} decisions/s | loss v {:.4} neurd {:.4} | {nash}\n",
+                "step {:>8} | {steps_per_s:7.1} steps/s | {decisions_per_s:9.0} decisions/s | loss v {:.4} neurd {:.4} | {nash}\n",
                 state.step, stats.loss_value, stats.loss_neurd
             );
             // The terminal's progress line, not a log record.

@@ -14,7 +14,7 @@ use crate::rnad::{LearnerState, StepStats};
 pub struct TrainingLog {
     since: Instant,
     start_step: u64,
-    start_samples: u64,
+    start_decisions: u64,
     steps: u64,
     loss_value: f64,
     loss_neurd: f64,
@@ -35,7 +35,7 @@ impl TrainingLog {
         TrainingLog {
             since: Instant::now(),
             start_step: state.step,
-            start_samples: state.samples,
+            start_decisions: state.decisions,
             steps: 0,
             loss_value: 0.0,
             loss_neurd: 0.0,
@@ -84,7 +84,7 @@ impl TrainingLog {
         let record = TrainingRecord {
             learner_step: state.step,
             wall_seconds,
-            samples: state.samples,
+            decisions: state.decisions,
             steps: self.steps,
             loss_value: self.loss_value / steps,
             loss_neurd: self.loss_neurd / steps,
@@ -94,7 +94,7 @@ impl TrainingLog {
             alpha: self.alpha,
             learning_rate,
             steps_per_second: (state.step - self.start_step) as f64 / elapsed,
-            decisions_per_second: (state.samples - self.start_samples) as f64 / elapsed,
+            decisions_per_second: (state.decisions - self.start_decisions) as f64 / elapsed,
             queue_depth,
             policy_lag_median: quantile(&mut self.lags, 0.5),
             policy_lag_p99: quantile(&mut self.lags, 0.99),

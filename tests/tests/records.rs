@@ -249,7 +249,7 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
     for line in &lines {
         for column in [
             "wall_seconds",
-            "samples",
+            "decisions",
             "steps",
             "loss_value",
             "loss_neurd",

@@ -91,8 +91,8 @@ impl FrameLimits {
                 .iter()
                 .map(|(_, dims)| floats(dims.iter().product()))
                 .sum::<usize>();
-        let kinds = super::ParamKind::ALL.len();
-        // Version and samples, the wall time, the set count, the sets.
+        let kinds = crate::net::PublishedSet::ALL.len();
+        // Version and decisions, the wall time, the set count, the sets.
         let response = ENVELOPE + 2 * VARINT_U64 + 8 + varint_len(kinds) + kinds * one_set;
         FrameLimits { request, response }
     }

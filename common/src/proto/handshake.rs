@@ -16,6 +16,7 @@ use std::path::Path;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::frames::FrameLimits;
+use crate::listener::Refusal;
 
 /// Opens both halves of the handshake.
 const MAGIC: &[u8; 4] = b"RNAD";
@@ -77,31 +78,6 @@ impl Token {
 impl fmt::Debug for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Token(<redacted>)")
-    }
-}
-
-/// Why the learner closed a connection during the handshake.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refusal {
-    /// The peer did not open with `RNAD`: not an rnad client.
-    NotRnad,
-    /// Another protocol version.
-    Protocol {
-        /// The client's version.
-        client: u32,
-    },
-    /// A missing or wrong token.
-    Token,
-}
-
-impl Refusal {
-    /// The `reason` label of the refusal counters.
-    pub fn reason(self) -> &'static str {
-        match self {
-            Refusal::NotRnad => "not_rnad",
-            Refusal::Protocol { .. } => "protocol",
-            Refusal::Token => "token",
-        }
     }
 }
 

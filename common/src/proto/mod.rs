@@ -19,7 +19,7 @@ pub use client::{connect, context, join, ClientError, Joined, REQUEST_DEADLINE};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::net::{NetShape, ParamSet};
+use crate::net::{NetShape, ParamSet, PublishedSet};
 use crate::trajectory::Trajectory;
 
 /// Bumped whenever a wire type or call changes meaning.
@@ -62,22 +62,6 @@ pub enum ProtoError {
     /// The learner failed to answer (its message says why).
     #[error("learner error: {0}")]
     Internal(String),
-}
-
-/// The parameter sets a caller can ask for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ParamKind {
-    /// θ, what actors play.
-    Online,
-    /// θ_target.
-    Target,
-    /// θ_reg.
-    Reg,
-}
-
-impl ParamKind {
-    /// Every kind.
-    pub const ALL: [ParamKind; 3] = [ParamKind::Online, ParamKind::Target, ParamKind::Reg];
 }
 
 /// Parameter tensors, flattened, in [`NetShape::param_names`] order, each
@@ -127,12 +111,12 @@ pub struct Params {
     /// The learner step that produced them.
     pub version: u64,
     /// Decisions the learner had consumed.
-    pub samples: u64,
+    pub decisions: u64,
     /// Training wall time (across restarts) when they were published, so
     /// an evaluator's history is on the run's own clock.
     pub wall_seconds: f64,
     /// The requested kinds.
-    pub sets: Vec<(ParamKind, WireParams)>,
+    pub sets: Vec<(PublishedSet, WireParams)>,
 }
 
 /// What a new client needs to know about the run.
@@ -237,7 +221,7 @@ pub trait LearnerService {
     async fn fetch_params(
         hello: Hello,
         have: Option<u64>,
-        kinds: Vec<ParamKind>,
+        kinds: Vec<PublishedSet>,
     ) -> Result<Option<Params>, ProtoError>;
     /// Queues a batch of finished games (validated first; waits while the
     /// queue is full).
@@ -337,9 +321,12 @@ mod tests {
                 request_id: u64::MAX,
                 message: Ok(LearnerServiceResponse::FetchParams(Ok(Some(Params {
                     version: u64::MAX,
-                    samples: u64::MAX,
+                    decisions: u64::MAX,
                     wall_seconds: f64::MAX,
-                    sets: ParamKind::ALL.iter().map(|&k| (k, set.clone())).collect(),
+                    sets: PublishedSet::ALL
+                        .iter()
+                        .map(|&k| (k, set.clone()))
+                        .collect(),
                 })))),
             };
             let response = encoded(&reply);

@@ -26,7 +26,7 @@ pub struct WatchArgs {
     #[arg(long, default_value_t = 5.0)]
     pub interval: f64,
     /// History file: one JSON line per evaluated version (learner_step,
-    /// wall_seconds since the watcher started, samples, and nash_conv per
+    /// wall_seconds since the watcher started, decisions, and nash_conv per
     /// kind or head_to_head per opponent). Exact mode writes the target's
     /// average beside it (target_average.json and its sums,
     /// target_average.sums.json, which a restarted watcher goes on from):

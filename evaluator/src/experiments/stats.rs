@@ -14,17 +14,18 @@ pub enum Axis {
     Wall,
     /// Decisions consumed: the axis on which runs with different batch
     /// sizes have seen the same data.
-    Samples,
+    Decisions,
 }
 
 impl Axis {
-    /// The field of `history.jsonl` and `training.jsonl` lines that this
-    /// axis reads.
-    fn field(self) -> &'static str {
+    /// The fields of `history.jsonl` and `training.jsonl` lines that this
+    /// axis reads, the current name first (files written before the
+    /// decisions were called so name them `samples`).
+    fn fields(self) -> &'static [&'static str] {
         match self {
-            Axis::Steps => "learner_step",
-            Axis::Wall => "wall_seconds",
-            Axis::Samples => "samples",
+            Axis::Steps => &["learner_step"],
+            Axis::Wall => &["wall_seconds"],
+            Axis::Decisions => &["decisions", "samples"],
         }
     }
 
@@ -33,14 +34,16 @@ impl Axis {
         match self {
             Axis::Steps => entry.learner_step as f64,
             Axis::Wall => entry.wall_seconds,
-            Axis::Samples => entry.samples as f64,
+            Axis::Decisions => entry.decisions as f64,
         }
     }
 
     /// A log line's position on this axis (none when the line lacks the
     /// field).
     fn of_line(self, line: &serde_json::Value) -> Option<f64> {
-        line.get(self.field())?.as_f64()
+        self.fields()
+            .iter()
+            .find_map(|field| line.get(field)?.as_f64())
     }
 
     /// The axis title.
@@ -48,7 +51,7 @@ impl Axis {
         match self {
             Axis::Steps => "learner steps",
             Axis::Wall => "training wall time (s)",
-            Axis::Samples => "decisions consumed",
+            Axis::Decisions => "decisions consumed",
         }
     }
 }
@@ -60,7 +63,7 @@ pub enum Measure {
     NashConv(PolicyKind),
     /// A numeric column of `training.jsonl` (`loss_value`, `alpha`, ...)
     /// or, failing that, of `history.jsonl` with dots for nested fields
-    /// (`samples`, `nash_conv.reg`).
+    /// (`decisions`, `nash_conv.reg`).
     Column(String),
 }
 

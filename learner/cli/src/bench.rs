@@ -11,7 +11,7 @@ use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
 use rnad_common::net::NetShape;
 use rnad_evaluator::error::EvaluatorError;
-use rnad_evaluator::kinds::{KindEvaluator, PolicyKinds};
+use rnad_evaluator::kinds::KindEvaluator;
 use rnad_games::exploitability::nash_conv;
 use serde::Serialize;
 
@@ -114,11 +114,7 @@ pub fn run(
         std::hint::black_box(nash_conv(evaluator.tree(), &policy));
         Ok(())
     })?;
-    let kinds = PolicyKinds {
-        online: &state.online,
-        target: &state.target,
-        reg: &state.reg,
-    };
+    let kinds = state.published();
     let all_policy_kinds_seconds =
         timed(&mut || Ok(evaluator.evaluate(kinds, None).map(|_| ())?))?;
 
@@ -150,9 +146,9 @@ pub fn run(
     let summary = run_local(e2e, options, stop)?;
     let e2e_seconds = start.elapsed().as_secs_f64();
     timer.join().expect("timer thread");
-    let samples = rnad_learner::checkpoint::load(&summary.checkpoint, config)?
+    let e2e_decisions = rnad_learner::checkpoint::load(&summary.checkpoint, config)?
         .state
-        .samples;
+        .decisions;
 
     let learner_steps_per_second = steps as f64 / elapsed;
     let end_to_end_steps_per_second = summary.step as f64 / e2e_seconds;
@@ -163,7 +159,7 @@ pub fn run(
         learner_steps_per_second,
         learner_decisions_per_second: decisions as f64 / elapsed,
         actor_decisions_per_second,
-        end_to_end_decisions_per_second: samples as f64 / e2e_seconds,
+        end_to_end_decisions_per_second: e2e_decisions as f64 / e2e_seconds,
         end_to_end_steps_per_second,
         neural_nash_conv_seconds,
         all_policy_kinds_seconds,

@@ -9,7 +9,6 @@ use std::time::Instant;
 use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::Config;
 use rnad_evaluator::error::EvaluatorError;
-use rnad_evaluator::kinds::PolicyKinds;
 use rnad_evaluator::metrics::EvaluatorMetrics;
 use rnad_evaluator::run_eval::RunEvaluator;
 use rnad_learner::evaluate::{Evaluate, EvaluateError, Evaluated};
@@ -40,11 +39,7 @@ impl Evaluate for LocalEvaluation {
         state: &LearnerState,
         wall_seconds: f64,
     ) -> Result<Evaluated, EvaluateError> {
-        let kinds = PolicyKinds {
-            online: &state.online,
-            target: &state.target,
-            reg: &state.reg,
-        };
+        let kinds = state.published();
         let timer = Instant::now();
         let evaluation = self.evaluator.evaluate(kinds, state.step)?;
         self.metrics.record(
@@ -54,7 +49,7 @@ impl Evaluate for LocalEvaluation {
             timer.elapsed(),
         );
         Ok(Evaluated {
-            entry: evaluation.entry(state.step, wall_seconds, state.samples),
+            entry: evaluation.entry(state.step, wall_seconds, state.decisions),
             target_average: self.evaluator.target_average_file(&evaluation),
         })
     }

@@ -157,8 +157,8 @@ fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
     assert_eq!(straight.len(), 41, "steps 0 to 40");
     for (x, y) in straight.iter().zip(&resumed) {
         assert_eq!(
-            (x.learner_step, x.samples, &x.nash_conv),
-            (y.learner_step, y.samples, &y.nash_conv)
+            (x.learner_step, x.decisions, &x.nash_conv),
+            (y.learner_step, y.decisions, &y.nash_conv)
         );
     }
     assert_eq!(straight.len(), resumed.len());
@@ -188,7 +188,7 @@ fn assert_same_state(a: &Checkpoint, b: &Checkpoint) {
         );
     }
     assert_eq!(a.state.rolls, b.state.rolls);
-    assert_eq!(a.state.samples, b.state.samples);
+    assert_eq!(a.state.decisions, b.state.decisions);
     assert_eq!(a.meta.actor_rngs, b.meta.actor_rngs);
 }
 
@@ -207,9 +207,9 @@ fn a_late_batch_size_applies_from_its_step_like_a_resumption_with_that_batch() {
     run(&config, 40).unwrap();
     // Every Kuhn game has 2 or 3 decisions: 10 steps of 2 games consume
     // 40 to 60, 10 steps of 16 games 320 to 480.
-    let samples: Vec<u64> = history(&scheduled).iter().map(|e| e.samples).collect();
-    assert_eq!(samples.len(), 5, "evaluations at 0, 10, 20, 30, 40");
-    let per_ten: Vec<u64> = samples.windows(2).map(|w| w[1] - w[0]).collect();
+    let decisions: Vec<u64> = history(&scheduled).iter().map(|e| e.decisions).collect();
+    assert_eq!(decisions.len(), 5, "evaluations at 0, 10, 20, 30, 40");
+    let per_ten: Vec<u64> = decisions.windows(2).map(|w| w[1] - w[0]).collect();
     for (i, consumed) in per_ten.iter().enumerate() {
         let games = if i < 2 { 20 } else { 160 };
         assert!(
