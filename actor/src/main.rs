@@ -11,6 +11,7 @@ use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{run, WorkerOptions};
 use rnad_common::logging::{self, LogFormat};
 use rnad_common::proto::handshake::Token;
+use rnad_common::shutdown::Shutdown;
 
 /// An rnad self-play actor: plays batched games with the learner's latest
 /// parameters and ships them to it. Gets the game and network from the
@@ -45,10 +46,18 @@ struct Cli {
     log_format: LogFormat,
 }
 
+/// mimalloc instead of the system allocator: candle allocates and soon
+/// frees a buffer of up to hundreds of kilobytes for every tensor
+/// operation, which glibc serves with `mmap` and returns with `munmap`
+/// (page faults at every step, TLB flushes on every other thread), while
+/// mimalloc keeps freed pages for reuse (`docs/results/leduc-speed/`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     rnad_common::compute::one_thread_per_product_unless_set();
     let cli = Cli::parse();
-    let stop = rnad_common::lifecycle::stop_on_signals();
+    let shutdown = Shutdown::on_signals();
     logging::init(cli.log_format);
     let token = match Token::load(cli.token_file.as_deref()) {
         Ok(token) => token,
@@ -93,7 +102,7 @@ fn main() -> ExitCode {
         submit_every: cli.submit_every,
     };
     tracing::info!(learner = %cli.learner, games = cli.games, "playing for the learner");
-    run(&options, &stop, &metrics);
+    run(&options, &shutdown, &metrics);
     tracing::info!("stopped");
     ExitCode::SUCCESS
 }

@@ -5,11 +5,10 @@
 //! asks the learner for the run's config, fetches θ, then plays and submits
 //! batches, fetching θ again whenever a submit reports a newer version. Any
 //! error ends the session; the worker waits with capped exponential backoff
-//! and starts a new one. Only a stop request ends the worker. Session `k`
+//! and starts a new one. Only the shutdown ends the worker, and it ends a
+//! session wherever it waits (connecting, submitting, fetching). Session `k`
 //! draws its random numbers from stream `first_stream + k` of the worker's
 //! seed, so no two sessions replay the same games.
-
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
@@ -17,6 +16,7 @@ use rnad_common::net::PublishedSet;
 use rnad_common::proto::frames::MAX_SUBMIT_TRAJECTORIES;
 use rnad_common::proto::handshake::Token;
 use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, Submission};
+use rnad_common::shutdown::Shutdown;
 
 use crate::metrics::ActorMetrics;
 use crate::selfplay::{PolicySnapshot, RngStream, SelfPlay};
@@ -38,15 +38,15 @@ pub struct WorkerOptions {
     pub submit_every: usize,
 }
 
-/// Runs sessions until `stop` is set.
-pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
+/// Runs sessions until `shutdown` is cancelled.
+pub fn run(options: &WorkerOptions, shutdown: &Shutdown, metrics: &ActorMetrics) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
     let mut session = 0u64;
     run_sessions(
-        stop,
+        shutdown,
         &options.learner,
         |attempt| {
             let random = RngStream {
@@ -54,7 +54,12 @@ pub fn run(options: &WorkerOptions, stop: &AtomicBool, metrics: &ActorMetrics) {
                 stream: options.random.stream.wrapping_add(session),
             };
             session += 1;
-            runtime.block_on(play_session(options, random, stop, metrics, attempt))
+            runtime.block_on(async {
+                tokio::select! {
+                    ended = play_session(options, random, shutdown, metrics, attempt) => ended,
+                    () = shutdown.cancelled() => Ok(()),
+                }
+            })
         },
         |_, _| {
             metrics.errors_total.inc();
@@ -94,11 +99,11 @@ async fn fetch_online(
     }))
 }
 
-/// One connection's worth of self-play; `Ok` only when stopped.
+/// One connection's worth of self-play; `Ok` only when shut down.
 async fn play_session(
     options: &WorkerOptions,
     random: RngStream,
-    stop: &AtomicBool,
+    shutdown: &Shutdown,
     metrics: &ActorMetrics,
     attempt: &mut Attempt<'_, '_>,
 ) -> Result<(), ClientError> {
@@ -116,7 +121,9 @@ async fn play_session(
     attempt.connected();
     let mut play = SelfPlay::new(config.game.load(), shape.clone(), options.games, random);
     let mut pending = Vec::new();
-    while !stop.load(Ordering::SeqCst) {
+    // The forward passes between submits do not wait on anything, so the
+    // loop looks at the token itself.
+    while !shutdown.is_cancelled() {
         let before = play.decisions();
         let finished = play
             .step(&snapshot)

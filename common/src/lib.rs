@@ -26,5 +26,6 @@ pub mod overrides;
 pub mod packed;
 pub mod proto;
 pub mod run_dir;
+pub mod shutdown;
 pub mod training_log;
 pub mod trajectory;

@@ -18,7 +18,6 @@
 //! more than the steps the learner lost.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rnad_common::config::EvaluationMode;
@@ -27,15 +26,13 @@ use rnad_common::net::{NetShape, PublishedSet, PublishedSets};
 use rnad_common::proto::handshake::Token;
 use rnad_common::proto::{self, ClientError, Incarnation, Params};
 use rnad_common::run_dir::RunDir;
+use rnad_common::shutdown::Shutdown;
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::EvaluatorMetrics;
 use crate::output::write_json;
 use crate::policy_average::{PolicyAverage, SavedSums};
 use crate::run_eval::{Evaluation, RunEvaluator};
-
-/// Granularity of the wait between looks, so a stop is seen promptly.
-const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// What a watcher does.
 #[derive(Clone, Debug)]
@@ -54,9 +51,9 @@ pub struct WatchOptions {
     pub panel_policy: Option<PathBuf>,
 }
 
-/// Watches until `stop` is set. A last history line left unfinished by a
-/// crash is cut off first, so the file stays readable.
-pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics) {
+/// Watches until `shutdown` is cancelled. A last history line left
+/// unfinished by a crash is cut off first, so the file stays readable.
+pub fn run(options: &WatchOptions, shutdown: &Shutdown, metrics: &EvaluatorMetrics) {
     match rnad_common::jsonl::cut_torn_tail(&options.history) {
         Ok(0) => {}
         Ok(bytes) => tracing::warn!(
@@ -83,9 +80,19 @@ pub fn run(options: &WatchOptions, stop: &AtomicBool, metrics: &EvaluatorMetrics
         saved: file.map(|file| file.sums),
     };
     run_sessions(
-        stop,
+        shutdown,
         &options.learner,
-        |attempt| runtime.block_on(session(options, stop, metrics, attempt, &mut average)),
+        |attempt| {
+            // The shutdown ends a session wherever it waits; an evaluation
+            // and the writes after it have no await between them, so they
+            // finish or never start.
+            runtime.block_on(async {
+                tokio::select! {
+                    ended = session(options, metrics, attempt, &mut average) => ended,
+                    () = shutdown.cancelled() => Ok(()),
+                }
+            })
+        },
         |_, _| {},
     );
 }
@@ -142,7 +149,6 @@ fn read_saved_average(path: &Path) -> Option<SumsFile> {
 
 async fn session(
     options: &WatchOptions,
-    stop: &AtomicBool,
     metrics: &EvaluatorMetrics,
     attempt: &mut Attempt<'_, '_>,
     average: &mut CarriedAverage,
@@ -173,23 +179,22 @@ async fn session(
     }
     average.learner = Some(learner);
     attempt.connected();
-    let watched = watch_params(&joined, &shape, &mut evaluator, options, stop, metrics).await;
+    let watched = watch_params(&joined, &shape, &mut evaluator, options, metrics).await;
     average.live = evaluator.take_average();
     watched
 }
 
-/// Evaluates each new version of the joined learner's parameters until
-/// `stop` is set or the connection fails.
+/// Evaluates each new version of the joined learner's parameters until the
+/// connection fails (or the shutdown drops this future).
 async fn watch_params(
     joined: &proto::Joined,
     shape: &NetShape,
     evaluator: &mut RunEvaluator,
     options: &WatchOptions,
-    stop: &AtomicBool,
     metrics: &EvaluatorMetrics,
 ) -> Result<(), ClientError> {
     let mut have = None;
-    while !stop.load(Ordering::SeqCst) {
+    loop {
         let reply = joined
             .client
             .fetch_params(
@@ -223,14 +228,8 @@ async fn watch_params(
             );
             have = Some(params.version);
         }
-        let mut left = options.interval;
-        while !left.is_zero() && !stop.load(Ordering::SeqCst) {
-            let slice = left.min(STOP_POLL);
-            tokio::time::sleep(slice).await;
-            left -= slice;
-        }
+        tokio::time::sleep(options.interval).await;
     }
-    Ok(())
 }
 
 /// Writes the target's average as a policy file and its sums beside the

@@ -19,12 +19,12 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use candle_core::Device;
-use crossbeam_channel::Receiver;
 use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::{Config, SettingChange};
 use rnad_common::run_dir::RunDir;
 use rnad_common::trajectory::Trajectory;
 use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
 
 use crate::checkpoint::{self, Checkpoint};
 use crate::error::LearnerError;
@@ -75,7 +75,7 @@ pub struct Opened {
     /// Published parameters, queue and metrics.
     pub hub: Arc<Hub>,
     /// Where submitted trajectories arrive.
-    pub queue: Receiver<Trajectory>,
+    pub queue: mpsc::Receiver<Trajectory>,
 }
 
 /// One line of `config-changes.jsonl`.

@@ -2,10 +2,9 @@
 //! endpoint on a tokio runtime, the training loop on the calling thread.
 
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use rnad_common::config::Config;
+use rnad_common::shutdown::Shutdown;
 
 use crate::error::LearnerError;
 use crate::evaluate::Evaluate;
@@ -39,7 +38,7 @@ pub struct Bound {
     pub registry: prometheus::Registry,
 }
 
-/// Serves the opened run and trains it until `stop`, with `evaluation`
+/// Serves the opened run and trains it until `shutdown`, with `evaluation`
 /// judging its policies if given; `ready` is called once the service
 /// listens (before training starts) with the bound addresses and the step
 /// training resumes from, and `trained` once training ends, before the
@@ -49,7 +48,7 @@ pub fn run_serve(
     opened: Opened,
     evaluation: Option<Box<dyn Evaluate + '_>>,
     options: ServeOptions,
-    stop: Arc<AtomicBool>,
+    shutdown: &Shutdown,
     ready: impl FnOnce(Bound, u64),
     trained: impl FnOnce(),
 ) -> Result<RunSummary, LearnerError> {
@@ -92,12 +91,15 @@ pub fn run_serve(
         config,
         dir: &dir,
         hub: &hub,
-        source: Source::Queue(queue),
+        source: Source::Queue {
+            receiver: queue,
+            runtime: runtime.handle().clone(),
+        },
         wall_offset: resumed.wall_offset,
         evaluation,
         target_average: resumed.target_average,
     };
-    let result = trainer.run(&mut learner, &options.train, &stop);
+    let result = trainer.run(&mut learner, &options.train, shutdown);
     trained();
     hub.stop_accepting();
     runtime.shutdown_background();

@@ -14,11 +14,9 @@
 //! can make the learner hold is bounded by [`ServiceLimits`].
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
 use futures::prelude::*;
 use rnad_common::config::Config;
 use rnad_common::listener::{accept_loop, GuardedStream, Limits, Refusal};
@@ -29,15 +27,15 @@ use rnad_common::proto::{
     config_hash, config_identity, Hello, Incarnation, LearnerService, Params, ProtoError, RunInfo,
     Submission, SubmitAck, WireParams, PROTOCOL_VERSION,
 };
+use rnad_common::shutdown::Shutdown;
 use rnad_common::trajectory::{Dims, Trajectory};
 use tarpc::context::Context;
 use tarpc::server::{BaseChannel, Channel};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
 
 use crate::metrics::LearnerMetrics;
 
-/// How long a submit waits between tries at a full queue.
-const QUEUE_RETRY: Duration = Duration::from_millis(5);
 /// Requests one connection may have in flight (actors and evaluators make
 /// one at a time); more are answered with an error at once.
 const MAX_REQUESTS_PER_CONNECTION: usize = 4;
@@ -106,8 +104,10 @@ pub struct Hub {
     incarnation: Incarnation,
     dims: Dims,
     published: RwLock<Arc<Published>>,
-    queue: Sender<Trajectory>,
-    stopping: AtomicBool,
+    queue: mpsc::Sender<Trajectory>,
+    /// Cancelled when the learner stops taking work: submits waiting for
+    /// room in the queue give up then.
+    closing: Shutdown,
     /// The learner's metrics.
     pub metrics: LearnerMetrics,
 }
@@ -119,9 +119,9 @@ impl Hub {
         config: &Config,
         initial: Published,
         metrics: LearnerMetrics,
-    ) -> (Arc<Hub>, Receiver<Trajectory>) {
+    ) -> (Arc<Hub>, mpsc::Receiver<Trajectory>) {
         let game = config.game.load();
-        let (queue, receiver) = crossbeam_channel::bounded(config.actors.queue_capacity);
+        let (queue, receiver) = mpsc::channel(config.actors.queue_capacity);
         metrics.param_version.set(initial.version as i64);
         metrics.step.set(initial.version as i64);
         let hub = Hub {
@@ -136,7 +136,7 @@ impl Hub {
             config: config.clone(),
             published: RwLock::new(Arc::new(initial)),
             queue,
-            stopping: AtomicBool::new(false),
+            closing: Shutdown::new(),
             metrics,
         };
         (Arc::new(hub), receiver)
@@ -155,12 +155,12 @@ impl Hub {
 
     /// Trajectories waiting.
     pub fn queue_depth(&self) -> usize {
-        self.queue.len()
+        self.queue.max_capacity() - self.queue.capacity()
     }
 
     /// Refuses new work from now on.
     pub fn stop_accepting(&self) {
-        self.stopping.store(true, Ordering::SeqCst);
+        self.closing.cancel();
     }
 
     /// How many versions the published parameters are ahead of `version`.
@@ -186,7 +186,7 @@ impl Hub {
                 caller: hello.config_hash,
             });
         }
-        if self.stopping.load(Ordering::SeqCst) {
+        if self.closing.is_cancelled() {
             return Err(ProtoError::ShuttingDown);
         }
         Ok(())
@@ -265,23 +265,18 @@ impl LearnerService for Service {
                 .validate(&hub.dims)
                 .map_err(|e| hub.reject(ProtoError::BadBatch(format!("trajectory {i}: {e}"))))?;
         }
-        for mut trajectory in trajectories {
+        for trajectory in trajectories {
             if hub.is_stale(trajectory.param_version) {
                 hub.metrics.dropped_trajectories_total.inc();
                 continue;
             }
-            loop {
-                match hub.queue.try_send(trajectory) {
-                    Ok(()) => break,
-                    Err(TrySendError::Full(t)) => {
-                        if hub.stopping.load(Ordering::SeqCst) {
-                            return Err(ProtoError::ShuttingDown);
-                        }
-                        trajectory = t;
-                        tokio::time::sleep(QUEUE_RETRY).await;
-                    }
-                    Err(TrySendError::Disconnected(_)) => return Err(ProtoError::ShuttingDown),
+            // A full queue holds the submit here, which slows the actor
+            // down: that is the backpressure.
+            tokio::select! {
+                sent = hub.queue.send(trajectory) => {
+                    sent.map_err(|_| ProtoError::ShuttingDown)?;
                 }
+                () = hub.closing.cancelled() => return Err(ProtoError::ShuttingDown),
             }
         }
         hub.metrics.queue_depth.set(hub.queue_depth() as i64);

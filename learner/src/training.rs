@@ -5,22 +5,23 @@
 //! parameters too many versions old, steps, publishes the new parameters
 //! through the [`Hub`], updates the metrics, evaluates at its interval
 //! (when given a judge, [`Evaluate`]) and checkpoints at its interval. A
-//! stop request (Ctrl-C, SIGTERM, or the step limit) ends it with a final
+//! shutdown (Ctrl-C, SIGTERM) or the step limit ends it with a final
 //! evaluation and checkpoint.
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError};
 use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::Config;
 use rnad_common::history::HistoryEntry;
 use rnad_common::logging::{self, LogFormat};
 use rnad_common::net::ParamSet;
 use rnad_common::run_dir::RunDir;
+use rnad_common::shutdown::Shutdown;
 use rnad_common::trajectory::Trajectory;
+use tokio::runtime::Handle;
+use tokio::sync::mpsc;
 
 use crate::checkpoint::{self, RunClock};
 use crate::error::LearnerError;
@@ -32,8 +33,6 @@ use crate::training_log::TrainingLog;
 
 /// How often progress is printed.
 const PROGRESS_INTERVAL: Duration = Duration::from_secs(2);
-/// How long waiting for trajectories blocks before checking for a stop.
-const POLL: Duration = Duration::from_millis(50);
 
 /// Where a run ended.
 #[derive(Clone, Debug)]
@@ -68,15 +67,21 @@ pub trait Lockstep: Send {
 pub enum Source {
     /// A lockstep actor plays each batch with the current parameters.
     Lockstep(Box<dyn Lockstep>),
-    /// Trajectories submitted through the service.
-    Queue(Receiver<Trajectory>),
+    /// Trajectories submitted through the service, received on the
+    /// service's runtime.
+    Queue {
+        /// The queue the service fills.
+        receiver: mpsc::Receiver<Trajectory>,
+        /// The service's runtime, which wakes the wait for them.
+        runtime: Handle,
+    },
 }
 
 impl Source {
     fn rng_positions(&self) -> Vec<(u64, u128)> {
         match self {
             Source::Lockstep(play) => vec![play.rng_position()],
-            Source::Queue(_) => Vec::new(),
+            Source::Queue { .. } => Vec::new(),
         }
     }
 }
@@ -111,12 +116,12 @@ pub struct Trainer<'a> {
 }
 
 impl Trainer<'_> {
-    /// Trains until `stop` is set or the step limit is reached.
+    /// Trains until `shutdown` is cancelled or the step limit is reached.
     pub fn run(
         &mut self,
         learner: &mut Learner,
         options: &TrainOptions,
-        stop: &AtomicBool,
+        shutdown: &Shutdown,
     ) -> Result<RunSummary, LearnerError> {
         let started = Instant::now();
         let mut progress = Progress::new(learner);
@@ -129,8 +134,8 @@ impl Trainer<'_> {
             last = self.evaluate(learner, started)?.or(last);
         }
         let reached = |step: u64| options.max_steps.is_some_and(|m| step >= m);
-        while !stop.load(Ordering::SeqCst) && !reached(learner.state().step) {
-            let Some(batch) = self.next_batch(learner.state().step, stop, &mut log)? else {
+        while !shutdown.is_cancelled() && !reached(learner.state().step) {
+            let Some(batch) = self.next_batch(learner.state().step, shutdown, &mut log)? else {
                 break;
             };
             let timer = Instant::now();
@@ -218,12 +223,12 @@ impl Trainer<'_> {
         by_steps || by_time
     }
 
-    /// The next batch, once `step` steps are done, or `None` when a stop
-    /// was requested while waiting.
+    /// The next batch, once `step` steps are done, or `None` when the
+    /// shutdown came while waiting for it.
     fn next_batch(
         &mut self,
         step: u64,
-        stop: &AtomicBool,
+        shutdown: &Shutdown,
         log: &mut TrainingLog,
     ) -> Result<Option<Vec<Trajectory>>, LearnerError> {
         let size = self.config.rnad.batch_size_after(step);
@@ -232,25 +237,29 @@ impl Trainer<'_> {
                 let online = self.hub.latest().online.clone();
                 Ok(Some(play.play(&online, step, size)?))
             }
-            Source::Queue(receiver) => {
+            Source::Queue { receiver, runtime } => {
                 let mut batch = Vec::with_capacity(size);
+                let mut received = Vec::with_capacity(size);
                 while batch.len() < size {
-                    if stop.load(Ordering::SeqCst) {
+                    let wanted = size - batch.len();
+                    let count = runtime.block_on(async {
+                        tokio::select! {
+                            count = receiver.recv_many(&mut received, wanted) => count,
+                            () = shutdown.cancelled() => 0,
+                        }
+                    });
+                    if count == 0 {
                         return Ok(None);
                     }
-                    match receiver.recv_timeout(POLL) {
-                        Ok(t) => {
-                            let lag = self.hub.policy_lag(t.param_version);
-                            self.hub.metrics.policy_lag.observe(lag as f64);
-                            log.lag(lag);
-                            if self.hub.is_stale(t.param_version) {
-                                self.hub.metrics.dropped_trajectories_total.inc();
-                            } else {
-                                batch.push(t);
-                            }
+                    for t in received.drain(..) {
+                        let lag = self.hub.policy_lag(t.param_version);
+                        self.hub.metrics.policy_lag.observe(lag as f64);
+                        log.lag(lag);
+                        if self.hub.is_stale(t.param_version) {
+                            self.hub.metrics.dropped_trajectories_total.inc();
+                        } else {
+                            batch.push(t);
                         }
-                        Err(RecvTimeoutError::Timeout) => {}
-                        Err(RecvTimeoutError::Disconnected) => return Ok(None),
                     }
                 }
                 Ok(Some(batch))

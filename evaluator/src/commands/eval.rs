@@ -65,7 +65,7 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
 fn eval_policy(
     args: &EvalArgs,
     game: &GameSpec,
-    path: &PathBuf,
+    path: &Path,
     out: &mut dyn Write,
 ) -> Result<(), EvaluatorError> {
     let tree = build_tree(game)?;

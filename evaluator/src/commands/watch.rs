@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use rnad_common::config::EvaluationMode;
 use rnad_common::proto::handshake::Token;
+use rnad_common::shutdown::Shutdown;
 
 use crate::error::EvaluatorError;
 use crate::metrics::EvaluatorMetrics;
@@ -57,7 +58,7 @@ pub fn run(args: &WatchArgs) -> Result<(), EvaluatorError> {
         )));
     }
     let token = Token::load(args.token_file.as_deref()).map_err(EvaluatorError::Usage)?;
-    let stop = rnad_common::lifecycle::stop_on_signals();
+    let shutdown = Shutdown::on_signals();
     let metrics = EvaluatorMetrics::new();
     let _endpoint = match args.metrics {
         Some(addr) => {
@@ -78,7 +79,7 @@ pub fn run(args: &WatchArgs) -> Result<(), EvaluatorError> {
         panel_policy: args.panel_policy.clone(),
     };
     tracing::info!(learner = %args.learner, "watching the learner");
-    watch(&options, &stop, &metrics);
+    watch(&options, &shutdown, &metrics);
     tracing::info!("stopped");
     Ok(())
 }

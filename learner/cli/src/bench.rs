@@ -2,14 +2,13 @@
 //! local run, and the time of one exact evaluation of a neural policy.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
 use rnad_common::net::NetShape;
+use rnad_common::shutdown::Shutdown;
 use rnad_evaluator::error::EvaluatorError;
 use rnad_evaluator::kinds::KindEvaluator;
 use rnad_games::exploitability::nash_conv;
@@ -127,12 +126,12 @@ pub fn run(
     // Never within the measurement (and still a TOML integer, which the
     // checkpoint's recorded config must be).
     e2e.checkpoint.interval_steps = i64::MAX as u64;
-    let stop = Arc::new(AtomicBool::new(false));
+    let shutdown = Shutdown::new();
     let timer = {
-        let stop = stop.clone();
+        let shutdown = shutdown.clone();
         std::thread::spawn(move || {
             std::thread::sleep(budget);
-            stop.store(true, Ordering::SeqCst);
+            shutdown.cancel();
         })
     };
     let start = Instant::now();
@@ -143,7 +142,7 @@ pub fn run(
         },
         ..LocalOptions::default()
     };
-    let summary = run_local(e2e, options, stop)?;
+    let summary = run_local(e2e, options, &shutdown)?;
     let e2e_seconds = start.elapsed().as_secs_f64();
     timer.join().expect("timer thread");
     let e2e_decisions = rnad_learner::checkpoint::load(&summary.checkpoint, config)?

@@ -9,13 +9,12 @@
 //! reproducible across restarts.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use rnad_actor::metrics::ActorMetrics;
 use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{self, WorkerOptions};
 use rnad_common::config::Config;
+use rnad_common::shutdown::Shutdown;
 use rnad_learner::error::LearnerError;
 use rnad_learner::resume::{open, OpenOptions, Opened};
 use rnad_learner::serve::{run_serve, ServeOptions};
@@ -40,12 +39,12 @@ pub struct LocalOptions {
     pub metrics: Option<SocketAddr>,
 }
 
-/// Runs until `stop` is set or the step limit is reached; resumes from the
-/// newest checkpoint in the run directory.
+/// Runs until `shutdown` is cancelled or the step limit is reached;
+/// resumes from the newest checkpoint in the run directory.
 pub fn run_local(
     config: Config,
     options: LocalOptions,
-    stop: Arc<AtomicBool>,
+    shutdown: &Shutdown,
 ) -> Result<RunSummary, CliError> {
     let train = TrainOptions {
         max_steps: options.max_steps,
@@ -54,9 +53,11 @@ pub fn run_local(
     let mut opened = open(&config, &options.open)?;
     let evaluation = LocalEvaluation::new(&config, &mut opened)?;
     if config.actors.lockstep {
-        return run_lockstep(&config, opened, evaluation, &train, &options, &stop);
+        return run_lockstep(&config, opened, evaluation, &train, &options, shutdown);
     }
-    let actors_stop = Arc::new(AtomicBool::new(false));
+    // The actors stop with the process, or once training has ended and
+    // before the service closes, so that they leave quietly.
+    let actors_shutdown = shutdown.child();
     let mut actors = Vec::new();
     let serve = ServeOptions {
         listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
@@ -69,7 +70,7 @@ pub fn run_local(
         opened,
         Some(Box::new(evaluation)),
         serve,
-        stop,
+        shutdown,
         |bound, start_step| {
             if let Some(addr) = bound.metrics {
                 tracing::info!("metrics on http://{addr}/metrics");
@@ -83,16 +84,16 @@ pub fn run_local(
                     random: actor_stream(config.seed, index as u64, start_step),
                     submit_every: config.actors.games_per_actor,
                 };
-                let (stop, metrics) = (actors_stop.clone(), metrics.clone());
+                let (shutdown, metrics) = (actors_shutdown.clone(), metrics.clone());
                 actors.push(
                     std::thread::Builder::new()
                         .name(format!("actor-{index}"))
-                        .spawn(move || worker::run(&options, &stop, &metrics))
+                        .spawn(move || worker::run(&options, &shutdown, &metrics))
                         .expect("spawn actor thread"),
                 );
             }
         },
-        || actors_stop.store(true, Ordering::SeqCst),
+        || actors_shutdown.cancel(),
     );
     for actor in actors {
         let _ = actor.join();
@@ -106,7 +107,7 @@ fn run_lockstep(
     evaluation: LocalEvaluation,
     train: &TrainOptions,
     options: &LocalOptions,
-    stop: &AtomicBool,
+    shutdown: &Shutdown,
 ) -> Result<RunSummary, CliError> {
     let Opened {
         dir, resumed, hub, ..
@@ -132,7 +133,7 @@ fn run_lockstep(
         evaluation: Some(Box::new(evaluation)),
         target_average: resumed.target_average,
     };
-    Ok(trainer.run(&mut learner, train, stop)?)
+    Ok(trainer.run(&mut learner, train, shutdown)?)
 }
 
 /// The random numbers of local actor `actor` in a run of `seed` started

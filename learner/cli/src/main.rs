@@ -15,6 +15,7 @@ use rnad_common::net::parse_device;
 use rnad_common::overrides::{Grid, Override};
 use rnad_common::proto::frames::FrameLimits;
 use rnad_common::proto::handshake::Token;
+use rnad_common::shutdown::Shutdown;
 use rnad_learner::resume::{open, OpenOptions};
 use rnad_learner::serve::{run_serve, ServeOptions};
 use rnad_learner::service::ServiceLimits;
@@ -263,6 +264,14 @@ fn resolve_config(
     Ok(resolved)
 }
 
+/// mimalloc instead of the system allocator: candle allocates and soon
+/// frees a buffer of up to hundreds of kilobytes for every tensor
+/// operation, which glibc serves with `mmap` and returns with `munmap`
+/// (page faults at every step, TLB flushes on every other thread), while
+/// mimalloc keeps freed pages for reuse (`docs/results/leduc-speed/`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     rnad_common::compute::one_thread_per_product_unless_set();
     let cli = Cli::parse();
@@ -345,7 +354,7 @@ fn serve(
     open_options: &OpenOptions,
     options: ServeOptions,
 ) -> Result<(), CliError> {
-    let stop = rnad_common::lifecycle::stop_on_signals();
+    let shutdown = Shutdown::on_signals();
     let opened = open(&config, open_options)?;
     let limits = FrameLimits::for_config(&config);
     let token = if options.limits.token.is_some() {
@@ -358,7 +367,7 @@ fn serve(
         opened,
         None,
         options,
-        stop,
+        &shutdown,
         |bound, step| {
             let metrics = bound.metrics.map_or_else(
                 || "no metrics endpoint".to_string(),
@@ -382,14 +391,14 @@ fn local(
     metrics: Option<SocketAddr>,
     open: OpenOptions,
 ) -> Result<(), CliError> {
-    let stop = rnad_common::lifecycle::stop_on_signals();
+    let shutdown = Shutdown::on_signals();
     let options = LocalOptions {
         max_steps,
         progress: true,
         open,
         metrics,
     };
-    let summary = run_local(config, options, stop)?;
+    let summary = run_local(config, options, &shutdown)?;
     if let Some(last) = summary.last {
         println!("step {}: {}", last.learner_step, last.describe());
     }
@@ -397,7 +406,7 @@ fn local(
 }
 
 fn run_sweep(options: SweepOptions) -> Result<(), CliError> {
-    let stop = rnad_common::lifecycle::stop_on_signals();
+    let shutdown = Shutdown::on_signals();
     let runs = sweep::plan(&options)?;
     tracing::info!(
         "sweep: {} runs ({} combinations x {} seeds) to step {}, {} at a time, in {}",
@@ -408,7 +417,7 @@ fn run_sweep(options: SweepOptions) -> Result<(), CliError> {
         options.jobs,
         options.out.display()
     );
-    if sweep::run_all(&options, &runs, &stop)? == SweepOutcome::Interrupted {
+    if sweep::run_all(&options, &runs, &shutdown)? == SweepOutcome::Interrupted {
         return Ok(());
     }
     let (md, csv) = sweep::summarise(&options, &runs)?;

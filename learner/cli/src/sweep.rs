@@ -13,12 +13,12 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rnad_common::config::Config;
 use rnad_common::history::HistoryEntry;
 use rnad_common::overrides::{display_value, Grid, Override};
+use rnad_common::shutdown::Shutdown;
 use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::load_run;
 use rnad_evaluator::experiments::summary::write_summary;
@@ -228,7 +228,7 @@ pub enum SweepOutcome {
 pub fn run_all(
     options: &SweepOptions,
     runs: &[SweepRun],
-    stop: &AtomicBool,
+    shutdown: &Shutdown,
 ) -> Result<SweepOutcome, CliError> {
     let mut waiting = VecDeque::new();
     for run in runs {
@@ -244,7 +244,7 @@ pub fn run_all(
     let mut unfinished = Vec::new();
     let mut last_progress = Instant::now();
     while !(waiting.is_empty() && running.is_empty()) {
-        if stop.load(Ordering::SeqCst) {
+        if shutdown.is_cancelled() {
             for child in &running {
                 child.terminate();
             }
@@ -266,12 +266,13 @@ pub fn run_all(
             );
             running.push(Running::start(options, run)?);
         }
-        std::thread::sleep(POLL);
+        // Children are looked at every POLL; a shutdown cuts the wait short.
+        shutdown.sleep(POLL);
         let mut still = Vec::new();
         for mut child in running.drain(..) {
             match child.process.try_wait() {
                 Ok(None) => still.push(child),
-                Ok(Some(status)) if status.success() && !stop.load(Ordering::SeqCst) => {
+                Ok(Some(status)) if status.success() && !shutdown.is_cancelled() => {
                     // A child stopped by a signal from outside the sweep
                     // also exits 0, with a checkpoint short of the budget.
                     match reached_step(child.run) {
@@ -294,7 +295,7 @@ pub fn run_all(
                         )),
                     }
                 }
-                Ok(Some(_)) if stop.load(Ordering::SeqCst) => {}
+                Ok(Some(_)) if shutdown.is_cancelled() => {}
                 Ok(Some(status)) => unfinished.push(format!(
                     "{} ({status}; see {})",
                     child.run.name(),

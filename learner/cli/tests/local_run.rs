@@ -5,14 +5,13 @@
 //! in place.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use rnad_common::config::Config;
 use rnad_common::history::{HistoryEntry, PolicyKind};
 use rnad_common::proto::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
 use rnad_common::run_dir::RunDir;
+use rnad_common::shutdown::Shutdown;
 use rnad_evaluator::checkpoint_policy::CheckpointPolicies;
 use rnad_evaluator::neural::NetworkInputs;
 use rnad_games::exploitability::nash_conv;
@@ -51,7 +50,7 @@ fn run(config: &Config, max_steps: u64) -> Result<RunSummary, rnad_learner_cli::
         open: OpenOptions::default(),
         metrics: None,
     };
-    run_local(config.clone(), options, Arc::new(AtomicBool::new(false)))
+    run_local(config.clone(), options, &Shutdown::new())
 }
 
 fn history(dir: &Path) -> Vec<HistoryEntry> {
@@ -234,7 +233,7 @@ fn a_late_batch_size_applies_from_its_step_like_a_resumption_with_that_batch() {
         },
         metrics: None,
     };
-    run_local(plain.clone(), options, Arc::new(AtomicBool::new(false))).unwrap();
+    run_local(plain.clone(), options, &Shutdown::new()).unwrap();
     assert_same_state(
         &saved(&scheduled, 40, &config),
         &saved(&resumed, 40, &plain),
@@ -278,7 +277,7 @@ fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
                 ..OpenOptions::default()
             },
         };
-        run_local(config.clone(), options, Arc::new(AtomicBool::new(false)))
+        run_local(config.clone(), options, &Shutdown::new())
     };
     let mut wider = config.clone();
     wider.network.hidden = vec![64];
@@ -342,13 +341,13 @@ fn frames_larger_than_the_other_ways_limit_get_through() {
 /// The steps an asynchronous local run of `config` makes towards three
 /// before a minute is up.
 fn three_steps_within_a_minute(config: Config) -> u64 {
-    let stop = Arc::new(AtomicBool::new(false));
+    let shutdown = Shutdown::new();
     let (finished, waiting) = std::sync::mpsc::channel::<()>();
     let timer = {
-        let stop = stop.clone();
+        let shutdown = shutdown.clone();
         std::thread::spawn(move || {
             if waiting.recv_timeout(Duration::from_secs(60)).is_err() {
-                stop.store(true, Ordering::SeqCst);
+                shutdown.cancel();
             }
         })
     };
@@ -356,7 +355,7 @@ fn three_steps_within_a_minute(config: Config) -> u64 {
         max_steps: Some(3),
         ..LocalOptions::default()
     };
-    let summary = run_local(config, options, stop).unwrap();
+    let summary = run_local(config, options, &shutdown).unwrap();
     let _ = finished.send(());
     timer.join().unwrap();
     summary.step

@@ -1,0 +1,90 @@
+//! SIGTERM stops every process within [`STOP_BOUND`] (the bound
+//! `docs/operations.md` states), whatever it is waiting on: an actor and a
+//! watcher whose learner hangs mid-request, a served learner, and the
+//! all-in-one local run with its actor threads.
+
+use std::time::{Duration, Instant};
+
+use rnad_tests::cluster::{
+    start_actor, start_evaluator, start_learner, wait_for_submits, LONG, SHORT,
+};
+use rnad_tests::{free_port, history, local, scratch, wait_for, Process};
+
+/// How long a process may take from SIGTERM to its exit.
+const STOP_BOUND: Duration = Duration::from_secs(5);
+
+/// Sends SIGTERM and checks the process exits 0 within the bound.
+fn terminate_within_bound(process: &mut Process, what: &str) {
+    let start = Instant::now();
+    process.signal(libc::SIGTERM);
+    let status = process.wait(SHORT);
+    let took = start.elapsed();
+    assert!(status.success(), "{what}: {status:?}\n{}", process.stderr());
+    assert!(
+        took < STOP_BOUND,
+        "{what} took {took:?} to stop (bound {STOP_BOUND:?}):\n{}",
+        process.stderr()
+    );
+}
+
+#[test]
+fn sigterm_stops_actor_and_watcher_at_once_even_while_their_learner_hangs() {
+    let dir = scratch("shutdown-hung-learner");
+    let port = free_port();
+    let mut learner = start_learner(&dir, port, free_port(), "learner.log");
+    let (mut actor, actor_metrics) = start_actor(&dir, port, 1);
+    wait_for_submits(actor_metrics, &actor);
+    let (mut watcher, _, history_path) = start_evaluator(&dir, port);
+    wait_for(
+        "the watcher's first evaluation",
+        LONG,
+        || (!history(&history_path).is_empty()).then_some(()),
+        || watcher.stderr(),
+    );
+    // A learner that stops answering (frozen, not gone: its connections
+    // stay open) leaves the actor waiting in a submit or a fetch and the
+    // watcher in a fetch, each with a request deadline of 10 s.
+    learner.process.signal(libc::SIGSTOP);
+    std::thread::sleep(Duration::from_secs(1));
+    terminate_within_bound(&mut actor, "the actor");
+    terminate_within_bound(&mut watcher, "the watcher");
+    learner.process.signal(libc::SIGCONT);
+    terminate_within_bound(&mut learner.process, "the served learner");
+    assert!(
+        learner.process.stderr().contains("stopped at step"),
+        "{}",
+        learner.process.stderr()
+    );
+}
+
+#[test]
+fn sigterm_stops_the_local_run_and_its_actor_threads_within_the_bound() {
+    let dir = scratch("shutdown-local");
+    let metrics = free_port();
+    let config = rnad_tests::workspace().join("configs/kuhn.toml");
+    let run_dir = dir.join("run");
+    let mut process = Process::start(
+        "rnad-learner",
+        &[
+            "local",
+            "--config",
+            config.to_str().unwrap(),
+            "--run-dir",
+            run_dir.to_str().unwrap(),
+            "--metrics",
+            &local(metrics),
+        ],
+        &dir.join("local.log"),
+    );
+    wait_for(
+        "the local run's first steps",
+        LONG,
+        || {
+            rnad_tests::scrape(metrics)
+                .and_then(|t| rnad_tests::sample(&t, "rnad_learner_step"))
+                .filter(|step| *step >= 20.0)
+        },
+        || process.stderr(),
+    );
+    terminate_within_bound(&mut process, "the local run");
+}
