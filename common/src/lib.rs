@@ -12,7 +12,6 @@
 pub mod checkpoint;
 pub mod compute;
 pub mod config;
-pub mod config_keys;
 pub mod distinct;
 pub mod files;
 pub mod history;
@@ -22,7 +21,6 @@ pub mod listener;
 pub mod logging;
 pub mod metrics;
 pub mod net;
-pub mod overrides;
 pub mod packed;
 pub mod proto;
 pub mod run_dir;

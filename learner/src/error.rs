@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rnad_common::config::{ConfigError, SettingChange, OPERATIONAL_KEYS};
+use rnad_common::config::{operational_keys, ConfigError, SettingChange};
 
 use crate::evaluate::EvaluateError;
 /// Everything the learner can fail on, saying where.
@@ -44,7 +44,7 @@ pub enum LearnerError {
         failures: Vec<(PathBuf, String)>,
     },
     /// A restart with a config that changes the experiment.
-    #[error("{} records another experiment: {}; pass --accept-config-change to continue this run with the new settings (the change is recorded in config-changes.jsonl), or use another run directory (settings that may change freely: {})", path.display(), list_changes(changes), OPERATIONAL_KEYS.join(", "))]
+    #[error("{} records another experiment: {}; pass --accept-config-change to continue this run with the new settings (the change is recorded in config-changes.jsonl), or use another run directory (settings that may change freely: {})", path.display(), list_changes(changes), operational_keys().join(", "))]
     ConfigChanged {
         /// The run's recorded config.
         path: PathBuf,

@@ -3,7 +3,7 @@
 //! append-only files repaired and cut back to it.
 //!
 //! * A restart whose config changes the experiment (any key outside
-//!   [`OPERATIONAL_KEYS`]) is refused naming every changed key, unless the
+//!   one not declared operational, [`rnad_common::config::Resume`]) is refused naming every changed key, unless the
 //!   change is accepted explicitly; every change made, accepted or
 //!   operational, is appended to `config-changes.jsonl` with the step it
 //!   took effect at.

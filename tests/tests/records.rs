@@ -340,7 +340,6 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
 #[test]
 fn config_prints_every_key_with_its_meaning_and_set_is_checked_like_the_file() {
     use rnad_common::config::Config;
-    use rnad_common::config_keys::KEYS;
 
     let dir = scratch("records_config");
     let finished = run_binary(
@@ -366,8 +365,8 @@ fn config_prints_every_key_with_its_meaning_and_set_is_checked_like_the_file() {
     assert_eq!(printed.rnad.eta, 0.05);
     assert_eq!(printed.network.hidden, [64, 32]);
     assert_eq!(printed.rnad.learning_rate, default.rnad.learning_rate);
-    for doc in KEYS {
-        let (section, name) = doc.key.rsplit_once('.').unwrap_or(("", doc.key));
+    for doc in rnad_common::config::keys() {
+        let (section, name) = doc.key.rsplit_once('.').unwrap_or(("", &doc.key));
         let from = match section {
             "" => 0,
             _ => finished
@@ -382,7 +381,7 @@ fn config_prints_every_key_with_its_meaning_and_set_is_checked_like_the_file() {
         // The line just above the value gives the range.
         let comment = finished.stdout[..at].rsplit('\n').next().unwrap();
         assert!(
-            comment.starts_with(&format!("# Values: {};", doc.range)),
+            comment.starts_with(&format!("# Values: {};", doc.values)),
             "{}: {comment}",
             doc.key
         );

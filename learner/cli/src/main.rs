@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use candle_core::Device;
 use clap::{Args, Parser, Subcommand};
+use rnad_common::config::overrides::{Grid, Override};
 use rnad_common::config::Config;
 use rnad_common::listener::Limits;
 use rnad_common::logging::{self, LogFormat};
 use rnad_common::net::parse_device;
-use rnad_common::overrides::{Grid, Override};
 use rnad_common::proto::frames::FrameLimits;
 use rnad_common::proto::handshake::Token;
 use rnad_common::shutdown::Shutdown;
@@ -238,6 +238,10 @@ enum Command {
         config: Option<PathBuf>,
         #[command(flatten)]
         set: SetArgs,
+        /// Print every key's declaration as a Markdown table instead (the
+        /// table of docs/configuration.md).
+        #[arg(long, conflicts_with_all = ["config", "overrides"])]
+        markdown: bool,
     },
 }
 
@@ -338,7 +342,18 @@ fn main() -> ExitCode {
             device,
             set,
         } => bench(config, &set.overrides, seconds, out, &device),
-        Command::Config { config, set } => print_config(config, &set.overrides),
+        Command::Config {
+            config,
+            set,
+            markdown,
+        } => {
+            if markdown {
+                print!("{}", rnad_common::config::describe::markdown_table());
+                Ok(())
+            } else {
+                print_config(config, &set.overrides)
+            }
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -472,6 +487,6 @@ fn print_config(config: Option<PathBuf>, overrides: &[Override]) -> Result<(), C
         None => Config::from_toml(DEFAULT_CONFIG, "built-in configs/leduc.toml")?,
     }
     .with_overrides(overrides)?;
-    print!("{}", rnad_common::config_keys::describe(&config));
+    print!("{}", rnad_common::config::describe::describe(&config));
     Ok(())
 }

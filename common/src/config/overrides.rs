@@ -7,7 +7,7 @@
 
 use std::str::FromStr;
 
-use crate::config::{Config, ConfigError};
+use super::{Config, ConfigError};
 
 /// One `KEY=VALUE`.
 #[derive(Clone, Debug, PartialEq)]
@@ -231,7 +231,7 @@ mod tests {
     use super::*;
 
     fn kuhn() -> Config {
-        Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap()
+        Config::from_toml(include_str!("../../../configs/kuhn.toml"), "kuhn").unwrap()
     }
 
     fn apply(texts: &[&str]) -> Result<Config, String> {

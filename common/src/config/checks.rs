@@ -1,0 +1,112 @@
+//! The checks a key's declaration names: each takes the value and says
+//! what is wrong with it, in words that follow the key's name.
+
+use std::ops::RangeInclusive;
+
+/// The fewest and most deals a head-to-head evaluation may use: an
+/// interval needs two, and an evaluation should take seconds, not hours.
+pub const DEALS_RANGE: RangeInclusive<usize> = 2..=10_000_000;
+
+/// The widest hidden layer a config may ask for.
+const MAX_WIDTH: usize = 65_536;
+
+/// A number a range check can read as `f64`.
+pub trait Number: Copy {
+    /// The value as a float.
+    fn as_f64(self) -> f64;
+}
+
+impl Number for f64 {
+    fn as_f64(self) -> f64 {
+        self
+    }
+}
+
+impl Number for u64 {
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Number for usize {
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+/// Any value of the type will do (the type itself is checked when the
+/// file is read).
+pub fn any<T>(_: &T) -> Result<(), String> {
+    Ok(())
+}
+
+/// Finite and above zero.
+pub fn positive<T: Number>(value: &T) -> Result<(), String> {
+    let v = value.as_f64();
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("must be positive, got {v}"))
+    }
+}
+
+/// Finite and at least zero.
+pub fn non_negative(value: &f64) -> Result<(), String> {
+    if value.is_finite() && *value >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!("must be finite and non-negative, got {value}"))
+    }
+}
+
+/// In (0, 1].
+pub fn unit_interval(value: &f64) -> Result<(), String> {
+    if *value > 0.0 && *value <= 1.0 {
+        Ok(())
+    } else {
+        Err(format!("must be in (0, 1], got {value}"))
+    }
+}
+
+/// In [0, 1).
+pub fn below_one(value: &f64) -> Result<(), String> {
+    if (0.0..1.0).contains(value) {
+        Ok(())
+    } else {
+        Err(format!("must be in [0, 1), got {value}"))
+    }
+}
+
+/// One or more hidden layers, each 1 to 65,536 wide.
+pub fn layer_widths(widths: &Vec<usize>) -> Result<(), String> {
+    if widths.is_empty() {
+        return Err("needs at least one layer".into());
+    }
+    if widths.iter().all(|w| (1..=MAX_WIDTH).contains(w)) {
+        Ok(())
+    } else {
+        Err(format!("widths must be 1..={MAX_WIDTH}, got {widths:?}"))
+    }
+}
+
+/// One or more counts, each positive.
+pub fn positive_counts(counts: &Vec<u64>) -> Result<(), String> {
+    if !counts.is_empty() && counts.iter().all(|&c| c > 0) {
+        Ok(())
+    } else {
+        Err(format!("needs one or more positive values, got {counts:?}"))
+    }
+}
+
+/// Within [`DEALS_RANGE`].
+pub fn deals(count: &usize) -> Result<(), String> {
+    if DEALS_RANGE.contains(count) {
+        Ok(())
+    } else {
+        Err(format!(
+            "must be between {} and {}, got {count}",
+            DEALS_RANGE.start(),
+            DEALS_RANGE.end()
+        ))
+    }
+}
