@@ -1,10 +1,14 @@
 //! Writing files so that neither a crash nor a power loss leaves half of
-//! one counted, and putting unusable files out of the way without losing
-//! them.
+//! one counted, nor a failed write a temporary file behind, and putting
+//! unusable files out of the way without losing them.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// What [`write_atomically`] appends to a file's name for the temporary
+/// file it writes first.
+pub const TEMPORARY_SUFFIX: &str = ".tmp";
 
 /// Writes `contents` to `path` through a temporary file beside it, then
 /// renames it into place, creating the parent directory if needed.
@@ -13,19 +17,54 @@ use std::path::{Path, PathBuf};
 /// it: without the first, a power loss can leave the new name pointing at
 /// an empty or partial file; without the second, the rename itself may not
 /// have reached the disk. So after a crash `path` holds either the old
-/// contents or the new ones, whole.
+/// contents or the new ones, whole. A write that fails (a full disk)
+/// removes its temporary file: a run that fails every checkpoint for a day
+/// must not leave one behind per attempt.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let dir = parent(path);
     std::fs::create_dir_all(&dir)?;
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
+    tmp.push(TEMPORARY_SUFFIX);
     let tmp = PathBuf::from(tmp);
-    let mut file = File::create(&tmp)?;
-    file.write_all(contents)?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&tmp, path)?;
+    let written = File::create(&tmp).and_then(|mut file| {
+        file.write_all(contents)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    });
+    if let Err(error) = written {
+        // Nothing else writes this name; a directory squatting on it (or a
+        // file that was never created) is not ours to remove.
+        if std::fs::symlink_metadata(&tmp).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        return Err(error);
+    }
     sync_dir(&dir)
+}
+
+/// Removes the temporary files [`write_atomically`] left in `dir` when the
+/// process died mid-write (they never hold a user's data: the write they
+/// belong to did not happen), and returns them. Directories are left be.
+pub fn remove_temporaries(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let is_temporary = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| name.ends_with(TEMPORARY_SUFFIX));
+        if is_temporary && entry.file_type()?.is_file() {
+            std::fs::remove_file(entry.path())?;
+            removed.push(entry.path());
+        }
+    }
+    Ok(removed)
 }
 
 /// Flushes a directory's entries (new, renamed or removed names) to disk.
@@ -85,6 +124,41 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["out.json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_and_the_old_contents() {
+        let dir = scratch("failed");
+        let path = dir.join("out.json");
+        write_atomically(&path, b"old").unwrap();
+        // A directory where the file should be makes the rename fail after
+        // the temporary is written.
+        let blocked = dir.join("blocked");
+        std::fs::create_dir_all(blocked.join("inside")).unwrap();
+        assert!(write_atomically(&blocked, b"new").is_err());
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(
+            !names.iter().any(|n| n.ends_with(TEMPORARY_SUFFIX)),
+            "{names:?}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_crashs_temporaries_are_removed_and_directories_left() {
+        let dir = scratch("litter");
+        std::fs::create_dir_all(dir.join("squatter.tmp")).unwrap();
+        std::fs::write(dir.join("checkpoint-1.safetensors.tmp"), b"half").unwrap();
+        std::fs::write(dir.join("history.jsonl"), b"{}").unwrap();
+        let removed = remove_temporaries(&dir).unwrap();
+        assert_eq!(removed, [dir.join("checkpoint-1.safetensors.tmp")]);
+        assert!(dir.join("squatter.tmp").is_dir() && dir.join("history.jsonl").exists());
+        assert!(remove_temporaries(&dir.join("absent")).unwrap().is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

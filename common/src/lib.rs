@@ -24,6 +24,8 @@ pub mod net;
 pub mod packed;
 pub mod proto;
 pub mod run_dir;
+pub mod run_lock;
 pub mod shutdown;
+pub mod training_dir;
 pub mod training_log;
 pub mod trajectory;

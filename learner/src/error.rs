@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use rnad_common::config::{operational_keys, ConfigError, SettingChange};
+use rnad_common::training_dir::TrainingDirError;
 
 use crate::evaluate::EvaluateError;
 /// Everything the learner can fail on, saying where.
@@ -11,6 +12,10 @@ pub enum LearnerError {
     /// A bad config.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The run directory cannot be trained in (another trainer holds it,
+    /// its records cannot be read or written).
+    #[error(transparent)]
+    RunDir(#[from] TrainingDirError),
     /// A file or directory operation failed.
     #[error("{}: {source}", path.display())]
     Io {

@@ -1,12 +1,13 @@
-//! Opening a run directory to train: the config checked against the one
-//! the run recorded, the newest readable checkpoint loaded, and the
-//! append-only files repaired and cut back to it.
+//! Opening a run directory to train: the directory locked for this
+//! process ([`TrainingDir`]), the config checked against the one the run
+//! recorded, the newest readable checkpoint loaded, and the append-only
+//! files repaired and cut back to it.
 //!
-//! * A restart whose config changes the experiment (any key outside
-//!   one not declared operational, [`rnad_common::config::Resume`]) is refused naming every changed key, unless the
-//!   change is accepted explicitly; every change made, accepted or
-//!   operational, is appended to `config-changes.jsonl` with the step it
-//!   took effect at.
+//! * A restart whose config changes the experiment (any key not declared
+//!   operational, [`rnad_common::config::Resume`]) is refused naming every
+//!   changed key, unless the change is accepted explicitly; every change
+//!   made, accepted or operational, is appended to `config-changes.jsonl`
+//!   with the step it took effect at.
 //! * A newest checkpoint that cannot be read (torn by a power loss, say) is
 //!   moved aside, never deleted, and the one before it is used; only when no
 //!   checkpoint is readable does the learner refuse, naming each file.
@@ -14,16 +15,14 @@
 //!   crash is removed, and the lines past the checkpoint's step are dropped
 //!   (they are made again).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use candle_core::Device;
 use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::{Config, SettingChange};
-use rnad_common::run_dir::RunDir;
+use rnad_common::training_dir::TrainingDir;
 use rnad_common::trajectory::Trajectory;
-use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use crate::checkpoint::{self, Checkpoint};
@@ -68,8 +67,8 @@ pub struct Resumed {
 /// A run directory opened for training: the learner resumed (or fresh) and
 /// the hub it publishes through, with the receiving end of its queue.
 pub struct Opened {
-    /// The run directory.
-    pub dir: RunDir,
+    /// The run directory, locked for this process while this lives.
+    pub dir: TrainingDir,
     /// The learner and what its checkpoint carried.
     pub resumed: Resumed,
     /// Published parameters, queue and metrics.
@@ -78,26 +77,17 @@ pub struct Opened {
     pub queue: mpsc::Receiver<Trajectory>,
 }
 
-/// One line of `config-changes.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ConfigChangeRecord {
-    /// The learner step from which the new values apply.
-    pub learner_step: u64,
-    /// When the restart happened (seconds since the Unix epoch).
-    pub unix_time: u64,
-    /// Every key that changed.
-    pub changes: Vec<SettingChange>,
-}
-
-/// Validates the config (also for training), checks it against the run's
-/// recorded one, resumes from the newest readable checkpoint and records
-/// the config.
+/// Validates the config (also for training), opens and locks the run
+/// directory, checks the config against the run's recorded one, resumes
+/// from the newest readable checkpoint and records the config.
 pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerError> {
     config.validate()?;
     config.validate_for_training()?;
-    let dir = RunDir::new(&config.run_dir);
-    std::fs::create_dir_all(dir.root()).map_err(|e| LearnerError::io(dir.root(), e))?;
-    let changes = changes_from_recorded(config, &dir)?;
+    let dir = TrainingDir::open(&config.run_dir)?;
+    let changes = match dir.recorded_config()? {
+        Some(recorded) => config.changes_from(&recorded),
+        None => Vec::new(),
+    };
     let experiment: Vec<SettingChange> = changes
         .iter()
         .filter(|c| c.changes_experiment())
@@ -111,10 +101,9 @@ pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerErr
     }
     let resumed = resume(config, &dir, &options.device)?;
     if !changes.is_empty() {
-        record_changes(&dir, resumed.learner.state().step, changes)?;
+        dir.record_changes(resumed.learner.state().step, changes)?;
     }
-    rnad_common::files::write_atomically(&dir.config(), config.to_toml().as_bytes())
-        .map_err(|e| LearnerError::io(&dir.config(), e))?;
+    dir.record_config(config)?;
     let metrics = LearnerMetrics::new();
     metrics.describe_run(config);
     let (hub, queue) = Hub::new(
@@ -130,78 +119,12 @@ pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerErr
     })
 }
 
-/// The settings `config` changes against the run's `config.toml` (none
-/// for a new run).
-fn changes_from_recorded(
-    config: &Config,
-    dir: &RunDir,
-) -> Result<Vec<SettingChange>, LearnerError> {
-    let path = dir.config();
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let recorded = Config::load(&path)?;
-    Ok(config.changes_from(&recorded))
-}
-
-/// Appends the changes to `config-changes.jsonl` and logs them.
-fn record_changes(
-    dir: &RunDir,
-    step: u64,
-    changes: Vec<SettingChange>,
-) -> Result<(), LearnerError> {
-    for change in &changes {
-        if change.changes_experiment() {
-            tracing::warn!(step, %change, "config change accepted: the experiment changes from here on");
-        } else {
-            tracing::info!(step, %change, "operational setting changed");
-        }
-    }
-    let record = ConfigChangeRecord {
-        learner_step: step,
-        unix_time: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
-        changes,
-    };
-    let path = dir.config_changes();
-    rnad_common::jsonl::cut_torn_tail(&path).map_err(|e| LearnerError::io(&path, e))?;
-    rnad_common::jsonl::append(&path, &record).map_err(|e| LearnerError::io(&path, e))
-}
-
-/// Repairs an append-only log of the run (a last line cut short by a
-/// crash) and drops its lines past `step`, the checkpoint resumed from
-/// (they are made again).
-fn cut_back(path: &Path, step: Option<u64>) -> Result<(), LearnerError> {
-    let cut = rnad_common::jsonl::cut_torn_tail(path).map_err(|e| LearnerError::io(path, e))?;
-    if cut > 0 {
-        tracing::warn!(
-            file = %path.display(),
-            bytes = cut,
-            "cut off a last line left unfinished by a crash"
-        );
-    }
-    let dropped =
-        rnad_common::jsonl::drop_after_step(path, step).map_err(|e| LearnerError::io(path, e))?;
-    if dropped > 0 {
-        tracing::info!(
-            file = %path.display(),
-            dropped,
-            "dropped lines written after the last checkpoint (they will be made again)"
-        );
-    }
-    Ok(())
-}
-
 /// Loads the newest readable checkpoint under `dir` (moving unreadable
 /// newer ones aside), repairs the history and cuts it back to the
 /// checkpoint's step; a fresh learner when there is no checkpoint.
-fn resume(config: &Config, dir: &RunDir, device: &Device) -> Result<Resumed, LearnerError> {
+fn resume(config: &Config, dir: &TrainingDir, device: &Device) -> Result<Resumed, LearnerError> {
     let newest = newest_readable(config, &dir.checkpoints())?;
-    let step = newest.as_ref().map(|(_, loaded)| loaded.meta.step);
-    for log in [dir.history(), dir.training_log()] {
-        cut_back(&log, step)?;
-    }
+    dir.cut_logs_back_to(newest.as_ref().map(|(_, loaded)| loaded.meta.step))?;
     let Some((path, loaded)) = newest else {
         return Ok(Resumed {
             learner: Learner::new(config, device)?,

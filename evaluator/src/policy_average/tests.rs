@@ -105,7 +105,8 @@ fn own_reach_passes_through_the_opponents_moves_and_the_board_card() {
     // calls a re-raise with 0.6; everything else is uniform.
     let spec: GameSpec = "leduc_poker".parse().unwrap();
     let tree = PublicTree::build(spec.load()).unwrap();
-    let first = "[Observer: 0][Private: 0][Round 1][Player: 0][Pot: 2][Money: 99 99][Round1: ][Round2: ]";
+    let first =
+        "[Observer: 0][Private: 0][Round 1][Player: 0][Pot: 2][Money: 99 99][Round1: ][Round2: ]";
     let reraised = "[Observer: 0][Private: 0][Round 1][Player: 0][Pot: 8][Money: 97 95][Round1: 2 2][Round2: ]";
     let called_raise = "[Observer: 0][Private: 0][Round 1][Player: 0][Pot: 4][Money: 99 97][Round1: 1 2][Round2: ]";
     let mut probs = TabularPolicy::uniform(&tree).probs().to_vec();
