@@ -9,7 +9,7 @@ use rand::RngExt;
 use rnad_actor::metrics::ActorMetrics;
 use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{run, WorkerOptions};
-use rnad_common::logging::{self, LogFormat};
+use rnad_common::logging::{self, Failure, LogFormat};
 use rnad_common::proto::handshake::Token;
 use rnad_common::shutdown::Shutdown;
 
@@ -62,8 +62,10 @@ fn main() -> ExitCode {
     let token = match Token::load(cli.token_file.as_deref()) {
         Ok(token) => token,
         Err(error) => {
-            tracing::error!(%error, "cannot read the token");
-            return ExitCode::FAILURE;
+            return logging::report_failure(
+                &format!("cannot read the token: {error}"),
+                Failure::Usage,
+            );
         }
     };
     let metrics = ActorMetrics::new();
@@ -74,8 +76,10 @@ fn main() -> ExitCode {
                 Some(runtime)
             }
             Err(error) => {
-                tracing::error!(%addr, %error, "cannot serve metrics");
-                return ExitCode::FAILURE;
+                return logging::report_failure(
+                    &format!("cannot serve metrics on {addr}: {error}"),
+                    Failure::Fatal,
+                );
             }
         },
         None => None,

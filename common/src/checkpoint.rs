@@ -203,7 +203,7 @@ impl CheckpointFile {
         ParamSet::from_named(shape, &format!("{kind}."), &self.tensors).map_err(|message| {
             CheckpointError::Unreadable {
                 path: self.path.clone(),
-                message,
+                message: message.to_string(),
             }
         })
     }

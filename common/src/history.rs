@@ -91,18 +91,21 @@ impl fmt::Display for PolicyKind {
     }
 }
 
+/// A policy kind's name that is none of [`PolicyKind::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown policy kind {0:?}: use online, target, target_postprocessed, reg or target_average"
+)]
+pub struct UnknownPolicyKind(pub String);
+
 impl FromStr for PolicyKind {
-    type Err = String;
+    type Err = UnknownPolicyKind;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         PolicyKind::ALL
             .into_iter()
             .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown policy kind {s:?}: use online, target, target_postprocessed, reg or target_average"
-                )
-            })
+            .ok_or_else(|| UnknownPolicyKind(s.to_string()))
     }
 }
 

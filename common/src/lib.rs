@@ -1,13 +1,15 @@
-//! Everything the rnad processes share: the games (with OpenSpiel's exact
-//! rules, strings and tensors), the game tree with its information-state
-//! index, tabular policies in OpenSpiel's JSON format, the experiment
-//! configuration, the policy-value network and the trajectories actors send.
+//! What the rnad processes share above the games layer ([`rnad_games`]):
+//! the experiment's [`config`], the policy-value network ([`net`]) and the
+//! [`trajectory`] values actors send, the wire protocol ([`proto`]) with its
+//! listeners and frames, the run directory's files ([`run_dir`],
+//! [`training_dir`], [`checkpoint`], [`history`], [`training_log`]),
+//! metrics, logging, and how a process stops ([`shutdown`]) and retries
+//! ([`lifecycle`]).
 //!
-//! The data flow of the project starts here: a [`game::Game`], named by a
-//! [`game::GameSpec`], is played by actors into [`trajectory::Trajectory`]
-//! values with a [`net::PolicyValueNet`], walked once into a
-//! [`public_tree::PublicTree`] for exact evaluation, and policies over its
-//! information states are [`policy::TabularPolicy`] values.
+//! The data flow: a game is played by actors into trajectories with a
+//! [`net::PolicyValueNet`], shipped over [`proto`] to the learner, whose
+//! parameters go back the same way and to the evaluator, whose results land
+//! in the run directory's history.
 
 pub mod checkpoint;
 pub mod compute;

@@ -19,7 +19,8 @@ use tracing_subscriber::EnvFilter;
 /// What `RUST_LOG` means when it is not set: rnad's own events from `info`
 /// up, the libraries' (tarpc logs every dropped connection) only from `warn`.
 const DEFAULT_FILTER: &str =
-    "warn,rnad_common=info,rnad_actor=info,rnad_learner=info,rnad_evaluator=info,tarpc=error";
+    "warn,rnad_games=info,rnad_common=info,rnad_actor=info,rnad_learner=info,\
+     rnad_learner_cli=info,rnad_evaluator=info,tarpc=error";
 
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,14 +32,19 @@ pub enum LogFormat {
     Json,
 }
 
+/// A log format that is neither `text` nor `json`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown log format {0:?}: use text or json")]
+pub struct UnknownLogFormat(pub String);
+
 impl FromStr for LogFormat {
-    type Err = String;
+    type Err = UnknownLogFormat;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "text" => Ok(LogFormat::Text),
             "json" => Ok(LogFormat::Json),
-            other => Err(format!("unknown log format {other:?}: use text or json")),
+            other => Err(UnknownLogFormat(other.to_string())),
         }
     }
 }
@@ -73,6 +79,33 @@ pub fn init(format: LogFormat) -> LogFormat {
         // Tests that call `init` more than once find a subscriber in place.
         drop(installed);
         format
+    })
+}
+
+/// What a command's failure means for its exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The command line asked for something that cannot be done (a bad
+    /// value, a flag combination, a `--set` of no key): exit status 2, as
+    /// clap's own usage errors.
+    Usage,
+    /// The command could not do its work: exit status 1.
+    Fatal,
+}
+
+/// Reports a command's error on stderr, as a log event where the filter
+/// lets errors through and as a plain line where it does not
+/// (`RUST_LOG=off`), so a failure is never silent; returns the exit status
+/// for `failure`.
+pub fn report_failure(error: &dyn fmt::Display, failure: Failure) -> std::process::ExitCode {
+    if tracing::enabled!(tracing::Level::ERROR) {
+        tracing::error!("{error}");
+    } else {
+        eprintln!("error: {error}");
+    }
+    std::process::ExitCode::from(match failure {
+        Failure::Usage => 2,
+        Failure::Fatal => 1,
     })
 }
 
@@ -146,6 +179,10 @@ mod tests {
     fn formats_parse_by_name() {
         assert_eq!("json".parse::<LogFormat>(), Ok(LogFormat::Json));
         assert_eq!("text".parse::<LogFormat>(), Ok(LogFormat::Text));
-        assert!("yaml".parse::<LogFormat>().unwrap_err().contains("yaml"));
+        assert!("yaml"
+            .parse::<LogFormat>()
+            .unwrap_err()
+            .to_string()
+            .contains("yaml"));
     }
 }

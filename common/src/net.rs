@@ -208,21 +208,24 @@ impl ParamSet {
         shape: &NetShape,
         prefix: &str,
         tensors: &HashMap<String, Tensor>,
-    ) -> std::result::Result<ParamSet, String> {
+    ) -> std::result::Result<ParamSet, ShapeMismatch> {
         let mut out = Vec::new();
         for (name, dims) in shape.param_names() {
             let key = format!("{prefix}{name}");
             let t = tensors
                 .get(&key)
-                .ok_or_else(|| format!("tensor `{key}` is missing"))?;
+                .ok_or_else(|| ShapeMismatch(format!("tensor `{key}` is missing")))?;
             if t.dims() != dims.as_slice() {
-                return Err(format!(
+                return Err(ShapeMismatch(format!(
                     "tensor `{key}` has shape {:?}, the network needs {dims:?}",
                     t.dims()
-                ));
+                )));
             }
             if t.dtype() != DType::F32 {
-                return Err(format!("tensor `{key}` is {:?}, not f32", t.dtype()));
+                return Err(ShapeMismatch(format!(
+                    "tensor `{key}` is {:?}, not f32",
+                    t.dtype()
+                )));
             }
             out.push(t.clone());
         }
@@ -230,10 +233,21 @@ impl ParamSet {
     }
 }
 
+/// Parameters that do not fit the network they are meant for: which tensor
+/// and how.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ShapeMismatch(pub String);
+
+/// A device that cannot be used: an unknown name, or CUDA without it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnusableDevice(pub String);
+
 /// The device named `cpu`, `cuda` or `cuda:N`. CUDA needs a build with the
 /// `cuda` feature (`cargo build --release --features cuda`, with the CUDA
 /// toolkit installed); without it the error says so.
-pub fn parse_device(name: &str) -> std::result::Result<Device, String> {
+pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
     let ordinal = match name {
         "cpu" => return Ok(Device::Cpu),
         "cuda" => 0,
@@ -242,15 +256,20 @@ pub fn parse_device(name: &str) -> std::result::Result<Device, String> {
             .and_then(|n| n.parse::<usize>().ok())
         {
             Some(n) => n,
-            None => return Err(format!("unknown device {other:?}: use cpu, cuda or cuda:N")),
+            None => {
+                return Err(UnusableDevice(format!(
+                    "unknown device {other:?}: use cpu, cuda or cuda:N"
+                )))
+            }
         },
     };
     if cfg!(feature = "cuda") {
-        Device::new_cuda(ordinal).map_err(|e| format!("cannot open CUDA device {ordinal}: {e}"))
+        Device::new_cuda(ordinal)
+            .map_err(|e| UnusableDevice(format!("cannot open CUDA device {ordinal}: {e}")))
     } else {
-        Err(format!(
+        Err(UnusableDevice(format!(
             "device {name:?}: this build has no CUDA support; rebuild with --features cuda (needs the CUDA toolkit)"
-        ))
+        )))
     }
 }
 
@@ -432,7 +451,7 @@ mod tests {
             ..shape.clone()
         };
         let err = ParamSet::from_named(&wider, "online.", &named).unwrap_err();
-        assert!(err.contains("torso.0.weight"), "{err}");
+        assert!(err.to_string().contains("torso.0.weight"), "{err}");
         assert_eq!(
             ParamSet::init(&shape, 7).unwrap().to_vec().unwrap(),
             params.to_vec().unwrap()

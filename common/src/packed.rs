@@ -114,7 +114,7 @@ impl Visitor<'_> for FloatsVisitor {
     }
 
     fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<f32>, E> {
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return Err(E::custom(format!(
                 "a packed f32 vector of {} bytes is not a whole number of floats",
                 bytes.len()

@@ -37,7 +37,7 @@ impl RunDir {
     }
 
     /// `config-changes.jsonl`: one line per accepted change of the config
-    /// on resume ([`crate::config::ConfigChange`]).
+    /// on resume ([`crate::training_dir::ConfigChangeRecord`]).
     pub fn config_changes(&self) -> PathBuf {
         self.root.join("config-changes.jsonl")
     }

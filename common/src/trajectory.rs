@@ -133,10 +133,13 @@ impl Trajectory {
     /// range; the action legal; the behaviour policy finite, non-negative,
     /// summing to 1 and positive on the action taken; finite rewards. The
     /// error says which step and what.
-    pub fn validate(&self, dims: &Dims) -> Result<(), String> {
+    pub fn validate(&self, dims: &Dims) -> Result<(), InvalidTrajectory> {
         let n = self.len();
         if n == 0 || n > dims.max_len {
-            return Err(format!("{n} steps, expected 1 to {}", dims.max_len));
+            return Err(InvalidTrajectory(format!(
+                "{n} steps, expected 1 to {}",
+                dims.max_len
+            )));
         }
         let lengths = [
             ("action", self.action.len(), n),
@@ -147,19 +150,25 @@ impl Trajectory {
         ];
         for (name, found, expected) in lengths {
             if found != expected {
-                return Err(format!(
+                return Err(InvalidTrajectory(format!(
                     "{name} has {found} entries, expected {expected} for {n} steps"
-                ));
+                )));
             }
         }
         for (t, decision) in self.decisions().enumerate() {
             decision
                 .validate(dims)
-                .map_err(|e| format!("step {t}: {e}"))?;
+                .map_err(|e| InvalidTrajectory(format!("step {t}: {e}")))?;
         }
         Ok(())
     }
 }
+
+/// Why a trajectory cannot be learned from: which step and what (a bad
+/// batch from the network is refused with it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidTrajectory(pub String);
 
 /// A column of `n` equal rows, row by row (`n` rows even of width 0).
 fn rows(column: &[f32], n: usize) -> impl Iterator<Item = &[f32]> {
@@ -296,7 +305,7 @@ mod tests {
         for (break_it, expected) in cases {
             let mut t = good();
             break_it(&mut t);
-            let err = t.validate(&DIMS).unwrap_err();
+            let err = t.validate(&DIMS).unwrap_err().to_string();
             assert!(err.starts_with(expected), "{err}");
         }
     }
@@ -325,7 +334,7 @@ mod tests {
         for (break_it, expected) in cases {
             let mut t = good();
             break_it(&mut t);
-            let err = t.validate(&DIMS).unwrap_err();
+            let err = t.validate(&DIMS).unwrap_err().to_string();
             assert!(err.starts_with(expected), "{err}");
         }
         let mut long = Trajectory::new(0);
@@ -333,10 +342,15 @@ mod tests {
         for _ in 0..5 {
             long.push(first.decisions().next().unwrap());
         }
-        assert!(long.validate(&DIMS).unwrap_err().contains("5 steps"));
+        assert!(long
+            .validate(&DIMS)
+            .unwrap_err()
+            .to_string()
+            .contains("5 steps"));
         assert!(Trajectory::new(0)
             .validate(&DIMS)
             .unwrap_err()
+            .to_string()
             .contains("0 steps"));
     }
 }

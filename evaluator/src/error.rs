@@ -6,6 +6,14 @@ use rnad_games::policy::PolicyError;
 use rnad_games::policy_file::PolicyFileError;
 use rnad_games::public_tree::PublicTreeError;
 
+impl EvaluatorError {
+    /// Whether the command line asked for something that cannot be done
+    /// (exit status 2) rather than the work failing (status 1).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, EvaluatorError::Usage(_))
+    }
+}
+
 /// Everything an evaluator command can fail on, with the file it concerns.
 #[derive(Debug, thiserror::Error)]
 pub enum EvaluatorError {

@@ -1,12 +1,13 @@
-//! The judge of every policy: exact NashConv by best responses over the
-//! public tree for any number of players, and tabular CFR and CFR+ solvers
-//! that give each game reference strategies. The `rnad-evaluator` binary
-//! wraps these in its `eval`, `solve`, `bench`, `match`, `league`, `watch`
-//! and `plot` commands (see [`commands`]); [`headtohead`] plays players
-//! against each other where exactness ends, and [`run_eval`] is what one
-//! evaluation during training computes; [`experiments`] reads, groups, summarises and plots
-//! sets of runs; [`reference`] is the slow per-history best response the
-//! tests hold the fast one against.
+//! The judge of the learner's policies, built on the games layer's exact
+//! best responses, solvers and match engine ([`rnad_games`]): neural
+//! policies as tabular ones ([`neural`], [`checkpoint_policy`]), every
+//! policy kind's NashConv ([`kinds`]) and the average of the target
+//! ([`policy_average`]), what one evaluation during training computes
+//! ([`run_eval`]) and the service that evaluates a running learner
+//! ([`watch`]); the players of matches ([`players`]), seed 002's reduction
+//! experiment ([`reduction`]), and reading, grouping, summarising and
+//! plotting sets of runs ([`experiments`]). The `rnad-evaluator` binary
+//! wraps these in its commands ([`commands`]).
 
 pub mod checkpoint_policy;
 pub mod commands;

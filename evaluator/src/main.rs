@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use rnad_common::logging::{self, Failure};
 use rnad_evaluator::commands::Cli;
 
 /// mimalloc instead of the system allocator: candle allocates and soon
@@ -16,12 +17,16 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     rnad_common::compute::one_thread_per_product_unless_set();
     let cli = Cli::parse();
-    rnad_common::logging::init(cli.log_format);
+    logging::init(cli.log_format);
     match cli.run(&mut std::io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            tracing::error!("{error}");
-            ExitCode::FAILURE
+            let failure = if error.is_usage() {
+                Failure::Usage
+            } else {
+                Failure::Fatal
+            };
+            logging::report_failure(&error, failure)
         }
     }
 }

@@ -4,13 +4,14 @@
 //! over every information state rather than one per decision).
 //!
 //! * `uniform`: uniform over the legal actions;
-//! * `rules`: the game's rule-based player ([`super::rules`]);
+//! * `rules`: the game's rule-based player
+//!   ([`rnad_games::headtohead::rules`]);
 //! * `policy:FILE`: a tabular policy in OpenSpiel's JSON format;
 //! * `checkpoint:FILE[:KIND]`: a learner checkpoint's policy of KIND
 //!   (`online`, `target`, `target_postprocessed` — the default — or `reg`);
 //! * `reduced:FILE`: a k-player Leduc policy played in this n-player Leduc
 //!   game through seed 002's opponent-action abstraction
-//!   ([`super::reduced`]).
+//!   ([`rnad_games::headtohead::reduced`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -47,13 +48,20 @@ pub enum PlayerSpec {
     Reduced(PathBuf),
 }
 
+/// A player named on the command line that is none of the kinds there are.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnknownPlayer(pub String);
+
 impl FromStr for PlayerSpec {
-    type Err = String;
+    type Err = UnknownPlayer;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let file = |rest: &str| -> Result<PathBuf, String> {
+        let file = |rest: &str| -> Result<PathBuf, UnknownPlayer> {
             if rest.is_empty() {
-                Err(format!("player {s:?}: a file is missing after the colon"))
+                Err(UnknownPlayer(format!(
+                    "player {s:?}: a file is missing after the colon"
+                )))
             } else {
                 Ok(PathBuf::from(rest))
             }
@@ -75,9 +83,9 @@ impl FromStr for PlayerSpec {
                     kind,
                 })
             }
-            _ => Err(format!(
+            _ => Err(UnknownPlayer(format!(
                 "unknown player {s:?}: use uniform, rules, policy:FILE, checkpoint:FILE[:KIND] or reduced:FILE"
-            )),
+            ))),
         }
     }
 }

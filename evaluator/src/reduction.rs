@@ -1,6 +1,7 @@
 //! Seed 002's experiment at this machine's scale: in n-player Leduc with R
 //! ranks, does a player holding a k-player CFR strategy (k < n), played
-//! through the opponent-action abstraction ([`super::reduced`]), beat n − 1
+//! through the opponent-action abstraction
+//! ([`rnad_games::headtohead::reduced`]), beat n − 1
 //! players of an n-player CFR strategy, and how does that depend on how
 //! long the n-player CFR ran?
 //!

@@ -293,7 +293,7 @@ fn evaluate_params(
             .iter()
             .find(|(k, _)| *k == kind)
             .ok_or_else(|| format!("the learner sent no {kind:?} parameters"))
-            .and_then(|(_, w)| w.to_set(shape))
+            .and_then(|(_, w)| w.to_set(shape).map_err(|e| e.to_string()))
             .map_err(ClientError::Other)
     };
     let (online, target, reg) = (

@@ -16,7 +16,9 @@
 
 use std::sync::Arc;
 
-use crate::spec::{bool_default, int_default, GameInfo, Given, ParamDomain, ParamInfo, ParamValue};
+use crate::spec::{
+    bool_default, int_default, GameInfo, Given, ParamDomain, ParamInfo, ParamValue, Unplayable,
+};
 use crate::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
 
 const FOLD: Action = 0;
@@ -94,20 +96,20 @@ fn ranks_default(given: &Given) -> ParamValue {
 
 /// A deck large enough for the players and a public card, and a starting
 /// player who is one of them.
-fn playable(spec: &GameSpec) -> Result<(), String> {
+fn playable(spec: &GameSpec) -> Result<(), Unplayable> {
     let (players, ranks) = (spec.int("players"), spec.int("ranks"));
     if 2 * ranks < players + 1 {
-        return Err(format!(
+        return Err(Unplayable(format!(
             "{ranks} ranks of 2 suits are {} cards, too few for {players} players and a public card",
             2 * ranks
-        ));
+        )));
     }
     let starting = spec.int("starting_player");
     if starting >= players {
-        return Err(format!(
+        return Err(Unplayable(format!(
             "starting_player = {starting} is not a player (0 to {})",
             players - 1
-        ));
+        )));
     }
     Ok(())
 }

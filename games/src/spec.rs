@@ -143,10 +143,15 @@ pub struct GameInfo {
     /// Its parameters, in the order help texts list them.
     pub params: &'static [ParamInfo],
     /// Checks that the parameters make a playable game together.
-    pub check: fn(&GameSpec) -> Result<(), String>,
+    pub check: fn(&GameSpec) -> Result<(), Unplayable>,
     /// Builds the game.
     pub build: fn(&GameSpec) -> Arc<dyn Game>,
 }
+
+/// Why parameters that are each fine do not make a game together.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unplayable(pub String);
 
 /// A default that is the integer `V` whatever else is given.
 pub fn int_default<const V: i64>(_: &Given) -> ParamValue {
@@ -159,7 +164,7 @@ pub fn bool_default<const V: bool>(_: &Given) -> ParamValue {
 }
 
 /// A game whose parameters are each playable in any combination.
-pub fn always_playable(_: &GameSpec) -> Result<(), String> {
+pub fn always_playable(_: &GameSpec) -> Result<(), Unplayable> {
     Ok(())
 }
 
@@ -296,9 +301,9 @@ impl GameSpec {
             (param.default)(&explicit) != *value
         });
         let spec = GameSpec { info, given };
-        (info.check)(&spec).map_err(|message| SpecError::Inconsistent {
+        (info.check)(&spec).map_err(|why| SpecError::Inconsistent {
             game: info.name,
-            message,
+            message: why.0,
         })?;
         Ok(spec)
     }

@@ -11,7 +11,7 @@
 //! With cards, summing over every fitting deal to `m` opponents costs
 //! `O(cards^m)` per hand if done deal by deal. Instead a dynamic programme
 //! over the cards, whose state is the set of opponents already given a card
-//! ([`Injective`]), gives every "sum over fitting deals" in
+//! (`Injective`), gives every "sum over fitting deals" in
 //! `O(cards · 2^m · m)` per node, for all hands at once:
 //!
 //! * a fixed payoff needs, for each hand `h`, the sum over deals avoiding

@@ -149,14 +149,14 @@ impl Trainer<'_> {
             self.record_step(learner, &stats);
             log.step(&stats);
             let step = learner.state().step;
-            if step % self.config.training_log.interval_steps == 0 {
+            if step.is_multiple_of(self.config.training_log.interval_steps) {
                 self.write_training_log(&mut log, learner, started);
             }
             if self.evaluation_due(step, last_eval.1) {
                 last = self.evaluate(learner, started)?.or(last);
                 last_eval = (step, Instant::now());
             }
-            if step % self.config.checkpoint.interval_steps == 0 {
+            if step.is_multiple_of(self.config.checkpoint.interval_steps) {
                 // A failed write (disk full, out of descriptors) costs one
                 // checkpoint, not the run: the next interval tries again.
                 if let Err(error) = self.save(learner, started) {
@@ -217,7 +217,7 @@ impl Trainer<'_> {
     /// (and a run and its resumption) are evaluated at the same steps.
     fn evaluation_due(&self, step: u64, since: Instant) -> bool {
         let e = &self.config.evaluation;
-        let by_steps = e.interval_steps > 0 && step % e.interval_steps == 0;
+        let by_steps = e.interval_steps > 0 && step.is_multiple_of(e.interval_steps);
         let by_time =
             e.interval_seconds > 0.0 && since.elapsed().as_secs_f64() >= e.interval_seconds;
         by_steps || by_time

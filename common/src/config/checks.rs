@@ -10,6 +10,11 @@ pub const DEALS_RANGE: RangeInclusive<usize> = 2..=10_000_000;
 /// The widest hidden layer a config may ask for.
 const MAX_WIDTH: usize = 65_536;
 
+/// What is wrong with a key's value, in words that follow the key's name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct OutOfRange(pub String);
+
 /// A number a range check can read as `f64`.
 pub trait Number: Copy {
     /// The value as a float.
@@ -36,77 +41,83 @@ impl Number for usize {
 
 /// Any value of the type will do (the type itself is checked when the
 /// file is read).
-pub fn any<T>(_: &T) -> Result<(), String> {
+pub fn any<T>(_: &T) -> Result<(), OutOfRange> {
     Ok(())
 }
 
 /// Finite and above zero.
-pub fn positive<T: Number>(value: &T) -> Result<(), String> {
+pub fn positive<T: Number>(value: &T) -> Result<(), OutOfRange> {
     let v = value.as_f64();
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(format!("must be positive, got {v}"))
+        Err(OutOfRange(format!("must be positive, got {v}")))
     }
 }
 
 /// Finite and at least zero.
-pub fn non_negative(value: &f64) -> Result<(), String> {
+pub fn non_negative(value: &f64) -> Result<(), OutOfRange> {
     if value.is_finite() && *value >= 0.0 {
         Ok(())
     } else {
-        Err(format!("must be finite and non-negative, got {value}"))
+        Err(OutOfRange(format!(
+            "must be finite and non-negative, got {value}"
+        )))
     }
 }
 
 /// In (0, 1].
-pub fn unit_interval(value: &f64) -> Result<(), String> {
+pub fn unit_interval(value: &f64) -> Result<(), OutOfRange> {
     if *value > 0.0 && *value <= 1.0 {
         Ok(())
     } else {
-        Err(format!("must be in (0, 1], got {value}"))
+        Err(OutOfRange(format!("must be in (0, 1], got {value}")))
     }
 }
 
 /// In [0, 1).
-pub fn below_one(value: &f64) -> Result<(), String> {
+pub fn below_one(value: &f64) -> Result<(), OutOfRange> {
     if (0.0..1.0).contains(value) {
         Ok(())
     } else {
-        Err(format!("must be in [0, 1), got {value}"))
+        Err(OutOfRange(format!("must be in [0, 1), got {value}")))
     }
 }
 
 /// One or more hidden layers, each 1 to 65,536 wide.
-pub fn layer_widths(widths: &Vec<usize>) -> Result<(), String> {
+pub fn layer_widths(widths: &Vec<usize>) -> Result<(), OutOfRange> {
     if widths.is_empty() {
-        return Err("needs at least one layer".into());
+        return Err(OutOfRange("needs at least one layer".into()));
     }
     if widths.iter().all(|w| (1..=MAX_WIDTH).contains(w)) {
         Ok(())
     } else {
-        Err(format!("widths must be 1..={MAX_WIDTH}, got {widths:?}"))
+        Err(OutOfRange(format!(
+            "widths must be 1..={MAX_WIDTH}, got {widths:?}"
+        )))
     }
 }
 
 /// One or more counts, each positive.
-pub fn positive_counts(counts: &Vec<u64>) -> Result<(), String> {
+pub fn positive_counts(counts: &Vec<u64>) -> Result<(), OutOfRange> {
     if !counts.is_empty() && counts.iter().all(|&c| c > 0) {
         Ok(())
     } else {
-        Err(format!("needs one or more positive values, got {counts:?}"))
+        Err(OutOfRange(format!(
+            "needs one or more positive values, got {counts:?}"
+        )))
     }
 }
 
 /// Within [`DEALS_RANGE`].
-pub fn deals(count: &usize) -> Result<(), String> {
+pub fn deals(count: &usize) -> Result<(), OutOfRange> {
     if DEALS_RANGE.contains(count) {
         Ok(())
     } else {
-        Err(format!(
+        Err(OutOfRange(format!(
             "must be between {} and {}, got {count}",
             DEALS_RANGE.start(),
             DEALS_RANGE.end()
-        ))
+        )))
     }
 }

@@ -51,13 +51,16 @@ pub fn join_doc(lines: &[&str]) -> String {
 }
 
 /// The check of one key's value failed: the key, with the message.
-pub fn invalid(key: String, message: String) -> ConfigError {
-    ConfigError::Invalid { key, message }
+pub fn invalid(key: String, why: super::checks::OutOfRange) -> ConfigError {
+    ConfigError::Invalid {
+        key,
+        message: why.0,
+    }
 }
 
 /// Declares a config section: its struct, whose fields are its keys and
 /// its subsections, each key's meaning (its doc comment), the values it
-/// takes, the check of its value (a function `fn(&T) -> Result<(), String>`
+/// takes, the check of its value (a function `fn(&T) -> Result<(), OutOfRange>`
 /// from [`super::checks`]) and whether a resume may change it.
 /// `Section::keys` and `Section::check_values` come with it.
 macro_rules! config_section {
@@ -117,10 +120,10 @@ macro_rules! config_section {
             /// are checked by [`Config::validate`](crate::config::Config::validate)).
             pub fn check_values(&self, prefix: &str) -> Result<(), $crate::config::ConfigError> {
                 $(
-                    $check(&self.$key).map_err(|message| {
+                    $check(&self.$key).map_err(|why| {
                         $crate::config::keys::invalid(
                             $crate::config::keys::dotted(prefix, stringify!($key)),
-                            message,
+                            why,
                         )
                     })?;
                 )*

@@ -1,12 +1,12 @@
 //! The experiment configuration: one typed TOML document, unknown keys
 //! refused, every value checked once at start-up with the key named.
 //!
-//! Each key is declared once, in [`sections`], with its meaning, values,
+//! Each key is declared once, in `sections.rs`, with its meaning, values,
 //! check and whether a resume may change it; [`Config::validate`], the
 //! resume check ([`SettingChange::changes_experiment`]), `rnad-learner
 //! config` ([`describe`]) and `docs/configuration.md` are derived from the
 //! declarations. Files from older versions are brought up to date in one
-//! place ([`migrate`]).
+//! place (`migrate.rs`).
 
 mod checks;
 pub mod describe;

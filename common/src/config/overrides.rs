@@ -22,16 +22,25 @@ pub struct Override {
     pub raw: String,
 }
 
+/// A `--set` or `--grid` argument that is not `KEY=VALUE`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MalformedSetting(pub String);
+
 impl FromStr for Override {
-    type Err = String;
+    type Err = MalformedSetting;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let (key, value) = text
-            .split_once('=')
-            .ok_or_else(|| format!("{text:?}: expected KEY=VALUE, e.g. rnad.learning_rate=3e-4"))?;
+        let (key, value) = text.split_once('=').ok_or_else(|| {
+            MalformedSetting(format!(
+                "{text:?}: expected KEY=VALUE, e.g. rnad.learning_rate=3e-4"
+            ))
+        })?;
         let key = key.trim();
         if key.is_empty() {
-            return Err(format!("{text:?}: the key before `=` is empty"));
+            return Err(MalformedSetting(format!(
+                "{text:?}: the key before `=` is empty"
+            )));
         }
         Ok(Override {
             key: key.to_string(),
@@ -71,25 +80,29 @@ impl Grid {
 }
 
 impl FromStr for Grid {
-    type Err = String;
+    type Err = MalformedSetting;
 
     /// `KEY=V1,V2`; commas inside brackets or parentheses belong to one
     /// value (`network.hidden=[64,64],[128,128]`,
     /// `game=leduc_poker(players=3,ranks=7),kuhn_poker`).
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let (key, values) = text
-            .split_once('=')
-            .ok_or_else(|| format!("{text:?}: expected KEY=V1,V2,..., e.g. rnad.eta=0.2,0.05"))?;
+        let (key, values) = text.split_once('=').ok_or_else(|| {
+            MalformedSetting(format!(
+                "{text:?}: expected KEY=V1,V2,..., e.g. rnad.eta=0.2,0.05"
+            ))
+        })?;
         let key = key.trim();
         if key.is_empty() {
-            return Err(format!("{text:?}: the key before `=` is empty"));
+            return Err(MalformedSetting(format!(
+                "{text:?}: the key before `=` is empty"
+            )));
         }
         let values: Vec<String> = split_top_level(values)
             .into_iter()
             .map(|v| v.trim().to_string())
             .collect();
         if values.iter().any(String::is_empty) {
-            return Err(format!("{text:?}: a value is empty"));
+            return Err(MalformedSetting(format!("{text:?}: a value is empty")));
         }
         Ok(Grid {
             key: key.to_string(),
@@ -308,6 +321,7 @@ mod tests {
         assert!("rnad.eta"
             .parse::<Override>()
             .unwrap_err()
+            .to_string()
             .contains("KEY=VALUE"));
     }
 
@@ -326,6 +340,7 @@ mod tests {
         assert!("rnad.eta=0.1,"
             .parse::<Grid>()
             .unwrap_err()
+            .to_string()
             .contains("empty"));
     }
 }

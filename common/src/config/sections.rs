@@ -209,14 +209,19 @@ impl EvaluationMode {
     }
 }
 
+/// An evaluation mode's name that is neither `exact` nor `head_to_head`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown evaluation mode {0:?}: use exact or head_to_head")]
+pub struct UnknownEvaluationMode(pub String);
+
 impl std::str::FromStr for EvaluationMode {
-    type Err = String;
+    type Err = UnknownEvaluationMode;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         [EvaluationMode::Exact, EvaluationMode::HeadToHead]
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown evaluation mode {s:?}: use exact or head_to_head"))
+            .ok_or_else(|| UnknownEvaluationMode(s.to_string()))
     }
 }
 

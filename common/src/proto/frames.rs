@@ -3,7 +3,7 @@
 //! learner reads no request larger than the largest submit the protocol
 //! allows, and clients read no response larger than the largest parameter
 //! reply. Encoded sizes follow the transport's bincode options: lengths and
-//! integers wider than a byte as variable-length integers ([`varint_len`]),
+//! integers wider than a byte as variable-length integers (`varint_len`),
 //! and the vectors of numbers as byte strings ([`crate::packed`]): a
 //! length, then one byte per `u8` and four per `f32`.
 //!

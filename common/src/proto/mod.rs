@@ -19,7 +19,7 @@ pub use client::{connect, context, join, ClientError, Joined, REQUEST_DEADLINE};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::net::{NetShape, ParamSet, PublishedSet};
+use crate::net::{NetShape, ParamSet, PublishedSet, ShapeMismatch};
 use crate::trajectory::Trajectory;
 
 /// Bumped whenever a wire type or call changes meaning.
@@ -80,14 +80,14 @@ impl WireParams {
     }
 
     /// Rebuilds the parameter set, checking every length against `shape`.
-    pub fn to_set(&self, shape: &NetShape) -> Result<ParamSet, String> {
+    pub fn to_set(&self, shape: &NetShape) -> Result<ParamSet, ShapeMismatch> {
         let names = shape.param_names();
         if names.len() != self.0.len() {
-            return Err(format!(
+            return Err(ShapeMismatch(format!(
                 "{} tensors, the network has {}",
                 self.0.len(),
                 names.len()
-            ));
+            )));
         }
         let tensors = names
             .iter()
@@ -95,10 +95,13 @@ impl WireParams {
             .map(|((name, dims), values)| {
                 let n: usize = dims.iter().product();
                 if values.len() != n {
-                    return Err(format!("{name}: {} values, expected {n}", values.len()));
+                    return Err(ShapeMismatch(format!(
+                        "{name}: {} values, expected {n}",
+                        values.len()
+                    )));
                 }
                 candle_core::Tensor::from_slice(values, dims.as_slice(), &candle_core::Device::Cpu)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| ShapeMismatch(e.to_string()))
             })
             .collect::<Result<_, _>>()?;
         Ok(ParamSet::from_tensors(tensors))

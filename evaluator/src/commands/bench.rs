@@ -24,7 +24,7 @@ use rnad_games::policy::TabularPolicy;
 use rnad_games::GameSpec;
 use serde::{Deserialize, Serialize};
 
-use super::{build_tree, emit, game_help, parse_game};
+use super::{build_tree, emit, game_help};
 use crate::error::EvaluatorError;
 use crate::kinds::KindEvaluator;
 use crate::output::write_atomically;
@@ -54,7 +54,7 @@ pub struct BenchArgs {
     /// Game to measure (repeatable). Default: kuhn_poker, leduc_poker,
     /// kuhn_poker(players=3), leduc_poker(players=3), liars_dice,
     /// leduc_poker(players=3,ranks=7), leduc_poker(players=4,ranks=7).
-    #[arg(long = "game", value_parser = parse_game, long_help = game_help())]
+    #[arg(long = "game", long_help = game_help())]
     pub games: Vec<GameSpec>,
     /// Time spent on each measurement, in seconds (each runs at least 3
     /// times).

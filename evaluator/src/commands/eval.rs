@@ -11,7 +11,7 @@ use rnad_games::policy_file::read_policy_file;
 use rnad_games::{Game, GameSpec};
 use serde_json::{json, Value};
 
-use super::{build_tree, emit, game_help, parse_game};
+use super::{build_tree, emit, game_help};
 use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
 use crate::neural::NetworkInputs;
@@ -23,7 +23,7 @@ use rnad_games::exploitability::{nash_conv, NashConvReport};
 pub struct EvalArgs {
     /// Game the policy is for (required with --policy; with --checkpoint the
     /// checkpoint names its game, and a --game given must agree).
-    #[arg(long, value_parser = parse_game, long_help = game_help())]
+    #[arg(long, long_help = game_help())]
     pub game: Option<GameSpec>,
     /// Policy file: a JSON object mapping every information-state string to
     /// [[action, probability], ...] (OpenSpiel's tabular format), bare or

@@ -28,17 +28,13 @@ pub struct ExportArgs {
     /// policy plays), reg (θ_reg) or target_average (the run's average of
     /// the target policy when the checkpoint was written, where the run
     /// keeps one).
-    #[arg(long, default_value = "target_postprocessed", value_parser = parse_kind)]
+    #[arg(long, default_value = "target_postprocessed")]
     pub kind: PolicyKind,
     /// The policy file to write (JSON): `game`, `description`, `checkpoint`,
     /// `step`, `kind`, `nash_conv` and `policy`, the map from every
     /// information-state string to [[action, probability], ...].
     #[arg(long)]
     pub out: PathBuf,
-}
-
-fn parse_kind(text: &str) -> Result<PolicyKind, String> {
-    text.parse()
 }
 
 /// Runs `export`.

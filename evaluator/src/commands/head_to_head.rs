@@ -10,28 +10,24 @@ use rnad_games::policy::TabularPolicy;
 use rnad_games::GameSpec;
 use serde_json::json;
 
-use super::{build_tree, emit, game_help, parse_game};
+use super::{build_tree, emit, game_help};
 use crate::error::EvaluatorError;
 use crate::output::write_atomically;
 use crate::players::{PlayerSpec, Tabulator};
 use rnad_games::headtohead::stats::PlayerResult;
 use rnad_games::headtohead::{play_match, MatchReport, Mode};
 
-fn parse_player(text: &str) -> Result<PlayerSpec, String> {
-    text.parse()
-}
-
 /// Arguments of `match`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
     /// The game.
-    #[arg(long, value_parser = parse_game, long_help = game_help())]
+    #[arg(long, long_help = game_help())]
     pub game: GameSpec,
     /// One player per seat, comma-separated: uniform, rules, policy:FILE,
-    /// checkpoint:FILE[:KIND] (KIND online, target, target_postprocessed or
+    /// `checkpoint:FILE[:KIND]` (KIND online, target, target_postprocessed or
     /// reg; default target_postprocessed), reduced:FILE (a Leduc policy for
     /// fewer players, through seed 002's opponent-action abstraction).
-    #[arg(long, value_delimiter = ',', value_parser = parse_player, required = true)]
+    #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<PlayerSpec>,
     /// Deals, each played by every seating (all permutations up to four
     /// players, the rotations beyond).
@@ -124,11 +120,11 @@ fn describe(report: &MatchReport) -> String {
 #[derive(Debug, Args)]
 pub struct LeagueArgs {
     /// The game.
-    #[arg(long, value_parser = parse_game, long_help = game_help())]
+    #[arg(long, long_help = game_help())]
     pub game: GameSpec,
     /// The players, comma-separated (as for `match`); every combination of
     /// as many as the game has seats plays a match.
-    #[arg(long, value_delimiter = ',', value_parser = parse_player)]
+    #[arg(long, value_delimiter = ',')]
     pub players: Vec<PlayerSpec>,
     /// Also every checkpoint of this run directory, as players `gen-STEP`
     /// (seed 004's generations).

@@ -84,12 +84,6 @@ impl Cli {
     }
 }
 
-/// Parses a game spec for clap (`leduc_poker(players=3)`).
-pub fn parse_game(text: &str) -> Result<GameSpec, String> {
-    text.parse()
-        .map_err(|e: rnad_games::SpecError| e.to_string())
-}
-
 /// The long help of every `--game` option: the registry's games and
 /// parameters.
 pub fn game_help() -> String {

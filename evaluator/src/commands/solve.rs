@@ -12,7 +12,7 @@ use rnad_games::public_tree::PublicTree;
 use rnad_games::GameSpec;
 use serde_json::json;
 
-use super::{build_tree, emit, game_help, parse_game};
+use super::{build_tree, emit, game_help};
 use crate::error::EvaluatorError;
 use crate::output::write_atomically;
 use rnad_games::cfr::{CfrSolver, CfrVariant};
@@ -41,7 +41,7 @@ impl From<Algorithm> for CfrVariant {
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     /// Game to solve.
-    #[arg(long, value_parser = parse_game, long_help = game_help())]
+    #[arg(long, long_help = game_help())]
     pub game: GameSpec,
     /// The solver.
     #[arg(long, value_enum, default_value = "cfr+")]
@@ -95,7 +95,10 @@ pub fn run(args: &SolveArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> 
         solver.iterate();
         progress.inc(1);
         let iteration = solver.iterations();
-        if args.snapshot_every.is_some_and(|k| iteration % k == 0) {
+        if args
+            .snapshot_every
+            .is_some_and(|k| iteration.is_multiple_of(k))
+        {
             let path = snapshot_path(&args.out, iteration);
             let report = write_policy(&tree, &solver, variant, &path)?;
             tracing::info!(

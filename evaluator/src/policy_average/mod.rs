@@ -1,7 +1,7 @@
 //! The `target_average` policy kind: an exponential moving average of the
 //! target policy over a run's evaluations, after dropping the actions
-//! NeuRD holds at its threshold ([`held`]), each information state
-//! weighted by its player's own reach ([`reach`]) as fictitious play and
+//! NeuRD holds at its threshold (`held.rs`), each information state
+//! weighted by its player's own reach (`reach.rs`) as fictitious play and
 //! CFR average, so that in a two-player zero-sum game the average is never
 //! more exploitable than the mean of what it averages. The weight of an
 //! evaluation `Δ` steps after the previous one, at step `t`, is
@@ -11,7 +11,7 @@
 //! horizon. `docs/rnad-update.md` says why the played policy is averaged.
 //!
 //! A local run keeps the sums in its checkpoints; `watch` keeps them in a
-//! file beside its history ([`saved`]) together with the sums as they stood
+//! file beside its history (`saved.rs`) together with the sums as they stood
 //! at the learner's last two checkpoint steps, so that a learner that
 //! crashes back to its checkpoint finds the average as it stood then.
 
@@ -27,7 +27,7 @@ use rnad_games::GameSpec;
 
 use self::held::drop_held_actions;
 use self::reach::own_reach;
-pub use self::saved::SavedSums;
+pub use self::saved::{SavedSums, UnusableSums};
 
 /// How many of the learner's last checkpoint steps the kept sums cover:
 /// its newest checkpoint, and the one before in case that one is

@@ -10,6 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{PolicyAverage, Sums};
 
+/// Why saved sums cannot be taken up: other settings, another game, or
+/// not sums an average can hold.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnusableSums(pub String);
+
 /// `watch`'s sums file: the average's sums with the earlier ones it keeps
 /// for a learner that goes back. Written as the newest sums' fields plus
 /// `earlier`, so a file from before the earlier sums were saved reads as
@@ -59,7 +65,7 @@ impl PolicyAverage {
     /// average then means something else), are not sums an average can
     /// hold (negative, not finite, steps out of order) or do not fit
     /// `tree`.
-    pub fn restore(&mut self, tree: &PublicTree, saved: SavedAverage) -> Result<(), String> {
+    pub fn restore(&mut self, tree: &PublicTree, saved: SavedAverage) -> Result<(), UnusableSums> {
         self.state = Some(self.sums_from(tree, saved)?);
         self.earlier.clear();
         Ok(())
@@ -74,16 +80,18 @@ impl PolicyAverage {
         &mut self,
         tree: &PublicTree,
         earlier: Vec<SavedAverage>,
-    ) -> Result<(), String> {
+    ) -> Result<(), UnusableSums> {
         let Some(newest_step) = self.state.as_ref().map(|newest| newest.step) else {
-            return Err("there is no newest average to go with them".into());
+            return Err(UnusableSums(
+                "there is no newest average to go with them".into(),
+            ));
         };
         let earlier = earlier
             .into_iter()
             .enumerate()
             .map(|(i, kept)| {
                 self.sums_from(tree, kept)
-                    .map_err(|why| format!("its earlier sums #{}: {why}", i + 1))
+                    .map_err(|why| UnusableSums(format!("its earlier sums #{}: {why}", i + 1)))
             })
             .collect::<Result<VecDeque<_>, _>>()?;
         let steps: Vec<u64> = earlier
@@ -92,28 +100,28 @@ impl PolicyAverage {
             .chain([newest_step])
             .collect();
         if steps.windows(2).any(|pair| pair[0] >= pair[1]) {
-            return Err(format!(
+            return Err(UnusableSums(format!(
                 "the steps of its earlier sums and its newest, {steps:?}, do not rise"
-            ));
+            )));
         }
         self.earlier = earlier;
         Ok(())
     }
 
     /// `saved` as this average's sums, where they fit it and `tree`.
-    fn sums_from(&self, tree: &PublicTree, saved: SavedAverage) -> Result<Sums, String> {
+    fn sums_from(&self, tree: &PublicTree, saved: SavedAverage) -> Result<Sums, UnusableSums> {
         let c = &saved.counters;
         if c.horizon_steps != self.horizon_steps || c.beta != self.beta {
-            return Err(format!(
+            return Err(UnusableSums(format!(
                 "it was kept with horizon {} and β {}, this run's config says {} and {}",
                 c.horizon_steps, c.beta, self.horizon_steps, self.beta
-            ));
+            )));
         }
         if c.first_step > c.step {
-            return Err(format!(
+            return Err(UnusableSums(format!(
                 "its first policy (step {}) is newer than its newest (step {})",
                 c.first_step, c.step
-            ));
+            )));
         }
         if let Some(bad) = saved
             .weighted_probs
@@ -121,19 +129,19 @@ impl PolicyAverage {
             .chain(&saved.weighted_reach)
             .find(|v| !v.is_finite() || **v < 0.0)
         {
-            return Err(format!("it holds a sum of {bad}"));
+            return Err(UnusableSums(format!("it holds a sum of {bad}")));
         }
         if saved.weighted_probs.len() != tree.num_slots()
             || saved.weighted_reach.len() != tree.num_info_slots()
         {
-            return Err(format!(
+            return Err(UnusableSums(format!(
                 "it has {} slots and {} information states, {} has {} and {}",
                 saved.weighted_probs.len(),
                 saved.weighted_reach.len(),
                 self.game,
                 tree.num_slots(),
                 tree.num_info_slots()
-            ));
+            )));
         }
         Ok(Sums {
             first_step: c.first_step,

@@ -277,16 +277,23 @@ fn saved_with_its_earlier_sums_an_average_goes_back_as_the_one_it_was_saved_from
     let mut fresh = PolicyAverage::new(kuhn_spec(), 1000, 10.0);
     let why = fresh
         .restore_earlier(&tree, saved.earlier.clone())
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(why.contains("no newest average"), "{why}");
     fresh.restore(&tree, saved.newest.clone()).unwrap();
     let mut disordered = saved.earlier.clone();
     disordered.reverse();
-    let why = fresh.restore_earlier(&tree, disordered).unwrap_err();
+    let why = fresh
+        .restore_earlier(&tree, disordered)
+        .unwrap_err()
+        .to_string();
     assert!(why.contains("[500, 200, 700]"), "{why}");
     let mut damaged = saved.earlier.clone();
     damaged[1].weighted_probs[0] = -1.0;
-    let why = fresh.restore_earlier(&tree, damaged).unwrap_err();
+    let why = fresh
+        .restore_earlier(&tree, damaged)
+        .unwrap_err()
+        .to_string();
     assert!(
         why.contains("earlier sums #2") && why.contains("-1"),
         "{why}"
@@ -313,23 +320,23 @@ fn saved_sums_go_on_only_with_the_same_settings_and_game() {
     );
     // Another horizon means another average: refused, nothing kept.
     let mut other = PolicyAverage::new(kuhn_spec(), 2000, 10.0);
-    let why = other.restore(&tree, saved.clone()).unwrap_err();
+    let why = other.restore(&tree, saved.clone()).unwrap_err().to_string();
     assert!(why.contains("horizon 1000"), "{why}");
     assert!(other.current(&tree).is_none());
     // Damaged sums are refused.
     let mut damaged = saved.clone();
     damaged.weighted_reach[3] = f64::NAN;
-    let why = resumed.restore(&tree, damaged).unwrap_err();
+    let why = resumed.restore(&tree, damaged).unwrap_err().to_string();
     assert!(why.contains("NaN"), "{why}");
     let mut damaged = saved.clone();
     damaged.counters.first_step = 400;
-    let why = resumed.restore(&tree, damaged).unwrap_err();
+    let why = resumed.restore(&tree, damaged).unwrap_err().to_string();
     assert!(why.contains("step 400"), "{why}");
     // Sums of another game do not fit its tree.
     let leduc: GameSpec = "leduc_poker".parse().unwrap();
     let leduc_tree = PublicTree::build(leduc.load()).unwrap();
     let mut other = PolicyAverage::new(leduc, 1000, 10.0);
-    let why = other.restore(&leduc_tree, saved).unwrap_err();
+    let why = other.restore(&leduc_tree, saved).unwrap_err().to_string();
     assert!(why.contains("24 slots"), "{why}");
     assert!(other.current(&leduc_tree).is_none());
 }

@@ -1,8 +1,8 @@
 //! Playing matches: every seating on every deal, sampled game by game or
 //! computed exactly by walking the public tree.
 //!
-//! Every player is a tabular policy over the game's public tree (see
-//! [`super::players`]), so a game is played by following the public node
+//! Every player is a tabular policy over the game's public tree (the
+//! evaluator's `players` turn each kind of player into one), so a game is played by following the public node
 //! as moves are made and reading the acting seat's probabilities at
 //! (node, its hand). Exact mode gives each seating its expected returns:
 //! the on-policy values of the joint policy in which each seat plays its

@@ -43,6 +43,18 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// Whether the command line asked for something that cannot be done
+    /// (exit status 2) rather than the work failing (status 1).
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            CliError::Usage(_) | CliError::Config(ConfigError::Override { .. })
+        ) || matches!(
+            self,
+            CliError::Learner(LearnerError::Config(ConfigError::Override { .. }))
+        )
+    }
+
     /// An I/O error on `path`.
     pub fn io(path: &Path, source: std::io::Error) -> CliError {
         CliError::Io {

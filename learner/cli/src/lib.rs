@@ -2,7 +2,7 @@
 //! all-in-one local run ([`local`]: the learner, actor threads over real
 //! loopback TCP, or a [`lockstep`] actor, and the evaluator as its judge,
 //! [`evaluation`]), sweeps of local runs ([`sweep`]) and the throughput
-//! benchmark ([`bench`]). It is the one place where the learner, the actors
+//! benchmark ([`mod@bench`]). It is the one place where the learner, the actors
 //! and the evaluator meet; none of their libraries knows the others.
 
 pub mod bench;

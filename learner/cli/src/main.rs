@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use rnad_common::config::overrides::{Grid, Override};
 use rnad_common::config::Config;
 use rnad_common::listener::Limits;
-use rnad_common::logging::{self, LogFormat};
+use rnad_common::logging::{self, Failure, LogFormat};
 use rnad_common::net::parse_device;
 use rnad_common::proto::frames::FrameLimits;
 use rnad_common::proto::handshake::Token;
@@ -358,8 +358,12 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            tracing::error!("{e}");
-            ExitCode::FAILURE
+            let failure = if e.is_usage() {
+                Failure::Usage
+            } else {
+                Failure::Fatal
+            };
+            logging::report_failure(&e, failure)
         }
     }
 }
