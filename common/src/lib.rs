@@ -27,6 +27,7 @@ pub mod packed;
 pub mod proto;
 pub mod run_dir;
 pub mod run_lock;
+pub mod schedule;
 pub mod shutdown;
 pub mod training_dir;
 pub mod training_log;

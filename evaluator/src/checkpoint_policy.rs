@@ -34,6 +34,11 @@ impl CheckpointPolicies {
         Ok(CheckpointPolicies { file, config })
     }
 
+    /// The config it was trained under.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
     /// The game it was trained on.
     pub fn game(&self) -> &GameSpec {
         &self.config.game

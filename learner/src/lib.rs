@@ -18,7 +18,7 @@ pub mod metrics;
 pub mod neurd;
 pub mod resume;
 pub mod rnad;
-pub mod schedule;
+
 pub mod serve;
 pub mod service;
 pub mod training;

@@ -21,8 +21,8 @@ use crate::importance::{importance_spread, ImportanceSpread};
 use crate::learning_rate::LearningRateSchedule;
 use crate::loss::{Loss, LossInputs};
 use crate::neurd::{neurd_coefficients, pinned_fraction, NeurdInputs};
-use crate::schedule::EntropySchedule;
 use crate::vtrace::{v_trace, VTraceInput};
+use rnad_common::schedule::EntropySchedule;
 
 /// Everything that changes from step to step (and goes into checkpoints).
 #[derive(Clone, Debug)]

@@ -5,8 +5,8 @@
 //! 25,000 steps.
 
 use rnad_common::config::{Config, RnadConfig};
+use rnad_common::schedule::EntropySchedule;
 use rnad_learner::learning_rate::LearningRateSchedule;
-use rnad_learner::schedule::EntropySchedule;
 
 const QUIET_FROM: u64 = 300_000;
 

@@ -601,3 +601,87 @@ fn the_learner_benchmark_writes_its_figures_with_overrides_applied() {
         "one thread unless RAYON_NUM_THREADS is set"
     );
 }
+
+#[test]
+fn a_runs_history_tables_and_its_average_replayed_from_its_checkpoints() {
+    let dir = scratch("records_history_replay");
+    let run = kuhn_run(&dir, 300);
+    let tables = run_binary(
+        "rnad-evaluator",
+        &[
+            "history",
+            run.to_str().unwrap(),
+            "--kind",
+            "target",
+            "--threshold",
+            "10",
+        ],
+        &dir,
+        "history",
+        LIMIT,
+    );
+    succeeded(&tables);
+    let lines: Vec<&str> = tables.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("target first ≤ 10 at ") && lines[0].contains("(step 0)"),
+        "{}",
+        tables.stdout
+    );
+    assert!(tables
+        .stdout
+        .contains("| minutes | step at the end | target: min / mean / max |"));
+    // Kuhn's schedule rolls every 200 steps: a period 0–200 and the last,
+    // cut short by the run's end at 300.
+    assert!(
+        tables.stdout.contains("| 0–200 |") && tables.stdout.contains("| 200–300 |"),
+        "{}",
+        tables.stdout
+    );
+
+    let checkpoints = run.join("checkpoints");
+    let replay = run_binary(
+        "rnad-evaluator",
+        &[
+            "replay-average",
+            "--checkpoints",
+            checkpoints.to_str().unwrap(),
+            "--every",
+            "100",
+            "300",
+            "half",
+        ],
+        &dir,
+        "replay-average",
+        LIMIT,
+    );
+    succeeded(&replay);
+    let mut rows = replay.stdout.lines();
+    assert_eq!(rows.next(), Some("step,h=300,h=half"));
+    let rows: Vec<Vec<f64>> = rows
+        .map(|row| row.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert!(!rows.is_empty(), "{}", replay.stdout);
+    for row in &rows {
+        assert_eq!(row.len(), 3);
+        assert_eq!(row[0] as u64 % 100, 0);
+        assert!(
+            row[1..].iter().all(|v| v.is_finite() && *v >= 0.0),
+            "{row:?}"
+        );
+    }
+    let bad = run_binary(
+        "rnad-evaluator",
+        &[
+            "replay-average",
+            "--checkpoints",
+            checkpoints.to_str().unwrap(),
+            "--every",
+            "100",
+            "soon",
+        ],
+        &dir,
+        "replay-average-bad-rule",
+        LIMIT,
+    );
+    refused(&bad, "horizon rule \"soon\"", "a rule that is no rule");
+}

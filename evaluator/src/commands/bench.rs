@@ -343,19 +343,8 @@ fn openspiel_figures(
     python: &PathBuf,
     spec: &GameSpec,
 ) -> Result<OpenSpielFigures, EvaluatorError> {
-    const SCRIPT: &str = r#"
-import json, sys, time
-import pyspiel
-from open_spiel.python import policy as policy_lib
-game = pyspiel.load_game(sys.argv[1])
-uniform = policy_lib.python_policy_to_pyspiel_policy(policy_lib.TabularPolicy(game))
-t = time.perf_counter(); value = pyspiel.nash_conv(game, uniform); nash_conv_seconds = time.perf_counter() - t
-figures = {"nash_conv_seconds": nash_conv_seconds, "nash_conv": value}
-for name, solver in (("cfr_iteration_seconds", pyspiel.CFRSolver(game)), ("cfr_plus_iteration_seconds", pyspiel.CFRPlusSolver(game))):
-    solver.evaluate_and_update_policy()  # the first iteration also builds its tables
-    t = time.perf_counter(); solver.evaluate_and_update_policy(); figures[name] = time.perf_counter() - t
-print(json.dumps(figures))
-"#;
+    /// The script file, carried by the binary so it runs from anywhere.
+    const SCRIPT: &str = include_str!("../../../scripts/openspiel-bench.py");
     let output = Command::new(python)
         .args(["-c", SCRIPT, &spec.to_string()])
         .output()

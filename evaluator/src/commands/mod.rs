@@ -6,8 +6,10 @@ pub mod bench;
 pub mod eval;
 pub mod export;
 pub mod head_to_head;
+pub mod history;
 pub mod plot;
 pub mod reduction;
+pub mod replay_average;
 pub mod solve;
 pub mod watch;
 
@@ -63,6 +65,13 @@ pub enum Command {
     /// Draw NashConv over training for a set of runs: per variant the mean
     /// over seeds and the min–max band.
     Plot(plot::PlotArgs),
+    /// A run's target average replayed from its checkpoints under other
+    /// horizon rules: each rule's NashConv every --every steps, as CSV.
+    ReplayAverage(replay_average::ReplayAverageArgs),
+    /// One run's NashConv history as goal tables: when the played policy
+    /// first reached a threshold and the highest after, wall-clock bins,
+    /// and one row per period of the entropy schedule.
+    History(history::HistoryArgs),
     /// Time one exact NashConv and one CFR+ iteration; write the figures.
     Bench(bench::BenchArgs),
 }
@@ -76,6 +85,8 @@ impl Cli {
             Command::Solve(args) => solve::run(args, out),
             Command::Bench(args) => bench::run(args, out),
             Command::Plot(args) => plot::run(args, out),
+            Command::History(args) => history::run(args, out),
+            Command::ReplayAverage(args) => replay_average::run(args, out),
             Command::Match(args) => head_to_head::run_match(args, out),
             Command::League(args) => head_to_head::run_league(args, out),
             Command::Reduction(args) => reduction::run(args, out),

@@ -1,12 +1,14 @@
 //! Experiments over several runs: reading run directories, grouping runs
 //! into variants (everything that differs besides the seed), statistics
-//! over seeds, the sweep summary and the NashConv plot.
+//! over seeds, the sweep summary, the NashConv plot and one run's goal
+//! tables.
 
 pub mod group;
 pub mod plot;
 pub mod runs;
 pub mod stats;
 pub mod summary;
+pub mod tables;
 
 use std::path::PathBuf;
 

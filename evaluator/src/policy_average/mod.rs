@@ -34,11 +34,52 @@ pub use self::saved::{SavedSums, UnusableSums};
 /// unreadable and the learner goes back further.
 const CHECKPOINTS_COVERED: usize = 2;
 
+/// How far back an average reaches: `min(cap, s / young_divisor)` learner
+/// steps once it has seen `s`. Written `H` (cap H, divisor 2: a run's
+/// rule with `evaluation.average_horizon_steps = H`), `H/Q` (divisor Q)
+/// or `half` (no cap, divisor 2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HorizonRule {
+    /// The longest horizon, in learner steps.
+    pub cap: u64,
+    /// What the steps seen so far are divided by.
+    pub young_divisor: f64,
+}
+
+/// A horizon rule that is not `H`, `H/Q` or `half`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("horizon rule {0:?}: write H (steps), H/Q (steps / divisor) or half")]
+pub struct BadHorizonRule(pub String);
+
+impl std::str::FromStr for HorizonRule {
+    type Err = BadHorizonRule;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bad = || BadHorizonRule(text.to_string());
+        if text == "half" {
+            return Ok(HorizonRule {
+                cap: u64::MAX,
+                young_divisor: 2.0,
+            });
+        }
+        let (cap, divisor) = text.split_once('/').unwrap_or((text, "2"));
+        let cap: u64 = cap.parse().map_err(|_| bad())?;
+        let young_divisor: f64 = divisor.parse().map_err(|_| bad())?;
+        if cap == 0 || !(young_divisor.is_finite() && young_divisor > 0.0) {
+            return Err(bad());
+        }
+        Ok(HorizonRule { cap, young_divisor })
+    }
+}
+
 /// The running average of one run's target policy.
 #[derive(Clone, Debug)]
 pub struct PolicyAverage {
     game: GameSpec,
     horizon_steps: u64,
+    /// A young average reaches back over the steps it has seen divided by
+    /// this (2 for a run's average; other values only in replays).
+    young_divisor: f64,
     beta: f64,
     state: Option<Sums>,
     /// The learner's steps between checkpoints, whose sums are kept for a
@@ -65,9 +106,23 @@ impl PolicyAverage {
     /// An empty average of `game`'s policies over `horizon_steps` learner
     /// steps, dropping actions held at NeuRD threshold `beta`.
     pub fn new(game: GameSpec, horizon_steps: u64, beta: f64) -> PolicyAverage {
+        PolicyAverage::with_rule(
+            game,
+            HorizonRule {
+                cap: horizon_steps,
+                young_divisor: 2.0,
+            },
+            beta,
+        )
+    }
+
+    /// An empty average whose horizon follows `rule` (a replay comparing
+    /// rules; a run's average is [`PolicyAverage::new`]'s).
+    pub fn with_rule(game: GameSpec, rule: HorizonRule, beta: f64) -> PolicyAverage {
         PolicyAverage {
             game,
-            horizon_steps,
+            horizon_steps: rule.cap,
+            young_divisor: rule.young_divisor,
             beta,
             state: None,
             checkpoint_interval: 0,
@@ -90,6 +145,7 @@ impl PolicyAverage {
     pub fn same_settings(&self, other: &PolicyAverage) -> bool {
         (self.game == other.game)
             && self.horizon_steps == other.horizon_steps
+            && self.young_divisor == other.young_divisor
             && self.beta == other.beta
     }
 
@@ -130,7 +186,8 @@ impl PolicyAverage {
         let weight = match &self.state {
             Some(sums) => {
                 let seen = (step - sums.first_step) as f64;
-                let horizon = (self.horizon_steps as f64).min((seen / 2.0).max(1.0));
+                let young = (seen / self.young_divisor).max(1.0);
+                let horizon = (self.horizon_steps as f64).min(young);
                 1.0 - (-((step - sums.step) as f64) / horizon).exp()
             }
             None => 1.0,

@@ -385,3 +385,47 @@ fn an_average_is_no_more_exploitable_than_the_mean_of_what_it_averages() {
     let bound = (1.0 - weight) * a + weight * b;
     assert!(m <= bound + 1e-12, "{m} vs {a} and {b}, bound {bound}");
 }
+
+#[test]
+fn horizon_rules_read_as_written_and_set_how_far_a_young_average_reaches() {
+    let parse = |text: &str| text.parse::<HorizonRule>();
+    assert_eq!(
+        parse("400000"),
+        Ok(HorizonRule {
+            cap: 400_000,
+            young_divisor: 2.0
+        })
+    );
+    assert_eq!(
+        parse("100000/0.5"),
+        Ok(HorizonRule {
+            cap: 100_000,
+            young_divisor: 0.5
+        })
+    );
+    assert_eq!(parse("half").unwrap().cap, u64::MAX);
+    for bad in ["", "0", "x", "100/0", "100/-1", "100/x"] {
+        assert!(parse(bad).is_err(), "{bad:?}");
+    }
+    // Two policies 100 steps apart, the first at step 100: a young average
+    // reaches back min(cap, 100 / divisor), so the second weighs
+    // 1 − e^(−100 / (100 / divisor)) = 1 − e^(−divisor).
+    let tree = kuhn();
+    let first = betting(&tree, |_| 0.2);
+    let second = betting(&tree, |_| 0.6);
+    for divisor in [1.0, 2.0, 4.0] {
+        let rule = HorizonRule {
+            cap: 1_000_000,
+            young_divisor: divisor,
+        };
+        let mut average = PolicyAverage::with_rule(kuhn_spec(), rule, 10.0);
+        average.add(&tree, 100, &first);
+        let mixed = average.add(&tree, 200, &second);
+        let weight = 1.0 - (-divisor).exp();
+        let root = (1.0 - weight) * 0.2 + weight * 0.6;
+        assert!(
+            (bet_at(&tree, &mixed, "0") - root).abs() < 1e-12,
+            "{divisor}"
+        );
+    }
+}
