@@ -5,12 +5,15 @@
 
 One row per window of WINDOW_STEPS learner steps (default 50000), named by
 the step it ends at, with the mean of every numeric column of
-RUN_DIR/training.jsonl (pinned_logits, loss_value, learning_rate, ...)
+RUN_DIR/training.jsonl or training.jsonl.gz (pinned_logits, loss_value,
+learning_rate, ...)
 over the lines that have it; a column no line of a window has is left
 empty. Small enough to commit where the log itself is not.
 """
 import csv
+import gzip
 import json
+import os
 import sys
 
 
@@ -22,12 +25,16 @@ def main():
     if window <= 0:
         sys.exit(f"WINDOW_STEPS must be a positive number of steps, not {window}")
     sums, counts, columns = {}, {}, []
-    with open(f"{run_dir}/training.jsonl") as log:
+    path = f"{run_dir}/training.jsonl"
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as log:
         for number, line in enumerate(log, 1):
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as error:
-                sys.exit(f"{run_dir}/training.jsonl line {number}: {error}")
+                sys.exit(f"{path} line {number}: {error}")
             end = -(-row["learner_step"] // window) * window
             bucket = sums.setdefault(end, {})
             seen = counts.setdefault(end, {})

@@ -355,6 +355,48 @@ fn a_history_that_went_back_keeps_the_lines_of_the_resumed_steps() {
         [3.0, 1.0, 1.5, 0.5],
         "the resumed run's own line at 10"
     );
+    // The binary plots it, and leaves the file as it was.
+    let before = std::fs::read(resumed.join("history.jsonl")).unwrap();
+    let figure = root.join("went_back.png");
+    plot_command(&resumed, &figure, &[]).unwrap();
+    assert!(figure.exists());
+    assert_eq!(
+        std::fs::read(resumed.join("history.jsonl")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn gzipped_logs_read_as_the_plain_ones() {
+    use std::io::Write;
+    let root = scratch("gzipped");
+    let plain = make_run(
+        &root,
+        "plain",
+        config(&root, Averaging::Ema, 0),
+        &entries(&[0, 10, 20], &[3.0, 2.0, 1.0]),
+    );
+    std::fs::write(
+        plain.join("training.jsonl"),
+        "{\"learner_step\":10,\"loss_value\":0.5}\n",
+    )
+    .unwrap();
+    let zipped = root.join("zipped");
+    std::fs::create_dir_all(&zipped).unwrap();
+    std::fs::copy(plain.join("config.toml"), zipped.join("config.toml")).unwrap();
+    for log in ["history.jsonl", "training.jsonl"] {
+        let mut gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(zipped.join(format!("{log}.gz"))).unwrap(),
+            flate2::Compression::best(),
+        );
+        gz.write_all(&std::fs::read(plain.join(log)).unwrap())
+            .unwrap();
+        gz.finish().unwrap();
+    }
+    let (a, b) = (load_run(&plain).unwrap(), load_run(&zipped).unwrap());
+    assert_eq!(a.history, b.history);
+    assert_eq!(a.training, b.training);
+    assert_eq!(b.training.len(), 1);
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! A run directory as experiments read it: its recorded `config.toml`, its
-//! `history.jsonl` and its `training.jsonl`, every line checked.
+//! `history.jsonl` and its `training.jsonl`, every line checked. A log kept
+//! gzipped (`history.jsonl.gz`, as `docs/results/` keeps them) reads the
+//! same.
 
 use std::path::{Path, PathBuf};
 
@@ -38,9 +40,9 @@ pub fn load_run(dir: &Path) -> Result<Run, ExperimentError> {
         source,
     })?;
     let path = dir.join("history.jsonl");
-    let text = std::fs::read_to_string(&path).map_err(|source| ExperimentError::Io {
+    let (path, text) = read_log(&path)?.ok_or_else(|| ExperimentError::Io {
         path: path.clone(),
-        source,
+        source: std::io::ErrorKind::NotFound.into(),
     })?;
     let mut history = parse_history(&path, &text)?;
     history.retain(|e| e.nash_conv.is_some());
@@ -63,16 +65,10 @@ pub fn load_run(dir: &Path) -> Result<Run, ExperimentError> {
 /// The lines of a training log as JSON objects (an absent file has none);
 /// a line that is not a JSON object is an error naming the file and line.
 fn read_training_log(path: &Path) -> Result<Vec<serde_json::Value>, ExperimentError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(ExperimentError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
+    let Some((path, text)) = read_log(path)? else {
+        return Ok(Vec::new());
     };
+    let path = path.as_path();
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
@@ -87,6 +83,32 @@ fn read_training_log(path: &Path) -> Result<Vec<serde_json::Value>, ExperimentEr
                 })
         })
         .collect()
+}
+
+/// The text of the log at `path`, or of `path.gz` where only that exists,
+/// with the file it came from; none where neither exists.
+pub fn read_log(path: &Path) -> Result<Option<(PathBuf, String)>, ExperimentError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ExperimentError::Io { path, source }
+    };
+    match std::fs::read_to_string(path) {
+        Ok(text) => return Ok(Some((path.to_path_buf(), text))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(io(path)(source)),
+    }
+    let mut zipped = path.as_os_str().to_owned();
+    zipped.push(".gz");
+    let zipped = PathBuf::from(zipped);
+    let file = match std::fs::File::open(&zipped) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io(&zipped)(source)),
+    };
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text)
+        .map_err(io(&zipped))?;
+    Ok(Some((zipped, text)))
 }
 
 /// Parses history lines (blank lines are skipped); at least one entry.
