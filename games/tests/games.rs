@@ -177,14 +177,14 @@ fn dealt_hands_reach_their_players_and_the_payoff_gives_the_returns() {
     }
 }
 
-/// The README's list of games is the registry's own text.
+/// The documentation's list of games is the registry's own text.
 #[test]
-fn the_readme_lists_the_games_as_the_registry_describes_them() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("README.md");
+fn the_documentation_lists_the_games_as_the_registry_describes_them() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/games.md"))
+        .expect("docs/games.md");
     let help = registry::help();
     assert!(
-        readme.contains(&help),
-        "README.md must hold the registry's game list verbatim:\n{help}"
+        doc.contains(&help),
+        "docs/games.md must hold the registry's game list verbatim:\n{help}"
     );
 }
