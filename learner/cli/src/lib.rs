@@ -6,6 +6,7 @@
 //! and the evaluator meet; none of their libraries knows the others.
 
 pub mod bench;
+pub mod commands;
 pub mod error;
 pub mod evaluation;
 pub mod local;
