@@ -27,16 +27,17 @@ struct Cli {
     #[arg(long)]
     metrics: Option<SocketAddr>,
     /// Concurrent games, advanced by one batched forward pass per step.
-    #[arg(long, default_value_t = 64)]
-    games: usize,
+    /// Default: the run's actors.games_per_actor, from the learner.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    games: Option<u64>,
     /// Seed of the actor's generator, for a reproducible actor. Default: a
     /// fresh seed from the operating system's entropy (logged at start), so
     /// scaled or restarted replicas never share random numbers.
     #[arg(long)]
     seed: Option<u64>,
-    /// Finished games per submit.
-    #[arg(long, default_value_t = 64)]
-    submit_every: usize,
+    /// Finished games per submit. Default: as many as it plays at once.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    submit_every: Option<u64>,
     /// File holding the token the learner requires (default: the
     /// RNAD_TOKEN environment variable; none if unset).
     #[arg(long)]
@@ -101,11 +102,11 @@ fn main() -> ExitCode {
     let options = WorkerOptions {
         learner: cli.learner.clone(),
         token,
-        games: cli.games,
+        games: cli.games.map(|g| g as usize),
         random: RngStream::of(seed),
-        submit_every: cli.submit_every,
+        submit_every: cli.submit_every.map(|s| s as usize),
     };
-    tracing::info!(learner = %cli.learner, games = cli.games, "playing for the learner");
+    tracing::info!(learner = %cli.learner, "playing for the learner");
     run(&options, &shutdown, &metrics);
     tracing::info!("stopped");
     ExitCode::SUCCESS

@@ -28,14 +28,15 @@ pub struct WorkerOptions {
     pub learner: String,
     /// The token the learner requires, if any.
     pub token: Option<Token>,
-    /// Concurrent games.
-    pub games: usize,
+    /// Concurrent games; none: the run's `actors.games_per_actor`, as the
+    /// learner's config says.
+    pub games: Option<usize>,
     /// The first session's random numbers; later sessions take the
     /// following streams of the same seed.
     pub random: RngStream,
     /// Finished games per submit (split into submits of at most
-    /// [`MAX_SUBMIT_TRAJECTORIES`]).
-    pub submit_every: usize,
+    /// [`MAX_SUBMIT_TRAJECTORIES`]); none: as many as it plays at once.
+    pub submit_every: Option<usize>,
 }
 
 /// Runs sessions until `shutdown` is cancelled.
@@ -119,7 +120,10 @@ async fn play_session(
         .ok_or_else(|| ClientError::Other("the learner sent no parameters".into()))?;
     metrics.param_fetches_total.inc();
     attempt.connected();
-    let mut play = SelfPlay::new(config.game.load(), shape.clone(), options.games, random);
+    let games = options.games.unwrap_or(config.actors.games_per_actor);
+    let submit_every = options.submit_every.unwrap_or(games);
+    tracing::info!(games, submit_every, game = %config.game, "playing");
+    let mut play = SelfPlay::new(config.game.load(), shape.clone(), games, random);
     let mut pending = Vec::new();
     // The forward passes between submits do not wait on anything, so the
     // loop looks at the token itself.
@@ -131,7 +135,7 @@ async fn play_session(
         metrics.decisions_total.inc_by(play.decisions() - before);
         metrics.games_total.inc_by(finished.len() as u64);
         pending.extend(finished);
-        if pending.len() < options.submit_every {
+        if pending.len() < submit_every {
             continue;
         }
         let mut version = snapshot.version;

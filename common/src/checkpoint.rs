@@ -54,6 +54,10 @@ pub enum CheckpointError {
     },
 }
 
+fn unscaled() -> f64 {
+    1.0
+}
+
 /// Counters and settings stored beside the tensors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointMeta {
@@ -73,6 +77,10 @@ pub struct CheckpointMeta {
     pub decisions: u64,
     /// Adam updates applied.
     pub adam_count: u64,
+    /// What the learning rate schedule is multiplied by after the
+    /// divergence guard's roll-backs (1 in files written before them).
+    #[serde(default = "unscaled")]
+    pub learning_rate_scale: f64,
     /// Wall-clock seconds of training so far, across restarts.
     pub wall_seconds: f64,
     /// Each lockstep actor's generator (seed, word position).

@@ -233,6 +233,24 @@ impl ParamSet {
     }
 }
 
+/// The index of the first of `tensors` that holds a NaN or an infinity.
+///
+/// One reduction per tensor: `t − t` is 0 wherever `t` is finite and NaN
+/// wherever it is not, so its sum is 0 exactly when every value is finite
+/// (a plain sum could overflow on large finite values, and a maximum could
+/// skip a NaN).
+pub fn first_nonfinite(tensors: &[Tensor]) -> Result<Option<usize>> {
+    for (i, t) in tensors.iter().enumerate() {
+        // t − t on purpose: 0 where finite, NaN where not.
+        #[allow(clippy::eq_op)]
+        let residue = (t - t)?.sum_all()?.to_dtype(DType::F32)?;
+        if residue.to_scalar::<f32>()? != 0.0 {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
+}
+
 /// Parameters that do not fit the network they are meant for: which tensor
 /// and how.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -377,6 +395,25 @@ fn shifted_legal_logits(logits: &Tensor, mask: &Tensor) -> Result<(Tensor, Tenso
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_the_first_tensor_with_a_nan_or_an_infinity_but_not_large_values() {
+        let t = |v: &[f32]| Tensor::from_slice(v, v.len(), &Device::Cpu).unwrap();
+        let large = t(&[3.0e38, 3.0e38, -3.0e38]);
+        assert_eq!(
+            first_nonfinite(&[t(&[1.0, -2.0]), large.clone()]).unwrap(),
+            None
+        );
+        assert_eq!(
+            first_nonfinite(&[large.clone(), t(&[1.0, f32::NAN])]).unwrap(),
+            Some(1)
+        );
+        assert_eq!(
+            first_nonfinite(&[t(&[f32::NEG_INFINITY]), t(&[f32::NAN])]).unwrap(),
+            Some(0)
+        );
+        assert_eq!(first_nonfinite(&[]).unwrap(), None);
+    }
 
     fn t(rows: &[&[f32]]) -> Tensor {
         let cols = rows[0].len();

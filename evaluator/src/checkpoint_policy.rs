@@ -79,7 +79,7 @@ impl CheckpointPolicies {
         };
         let params = self.file.params(&shape, set.name())?;
         let policy = network_policy(tree, inputs, &shape, &params)
-            .map_err(|e| EvaluatorError::Usage(format!("{}: {e}", self.file.path.display())))?;
+            .map_err(|source| EvaluatorError::Network { kind, source })?;
         Ok(if kind == PolicyKind::TargetPostprocessed {
             post_process(tree, &policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION)
         } else {

@@ -2,7 +2,10 @@
 
 use std::path::PathBuf;
 
+use rnad_common::history::PolicyKind;
 use rnad_games::policy::PolicyError;
+
+use crate::neural::NetworkError;
 use rnad_games::policy_file::PolicyFileError;
 use rnad_games::public_tree::PublicTreeError;
 
@@ -61,9 +64,18 @@ pub enum EvaluatorError {
     /// Runs that cannot be plotted or summarised.
     #[error(transparent)]
     Experiment(#[from] crate::experiments::ExperimentError),
-    /// A network could not be evaluated.
-    #[error("evaluating the network: {0}")]
-    Network(#[from] candle_core::Error),
+    /// A tensor computation failed.
+    #[error("tensor computation failed: {0}")]
+    Tensor(#[from] candle_core::Error),
+    /// A policy kind's network could not be turned into a policy (its
+    /// outputs are not finite, say).
+    #[error("policy {kind}: {source}")]
+    Network {
+        /// Which policy.
+        kind: PolicyKind,
+        /// Why.
+        source: NetworkError,
+    },
     /// The game's public tree could not be built.
     #[error(transparent)]
     Tree(#[from] PublicTreeError),

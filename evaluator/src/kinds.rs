@@ -10,8 +10,10 @@ use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::{PublicTree, PublicTreeError};
 use rnad_games::Game;
 
+use crate::error::EvaluatorError;
 use crate::neural::{
-    network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
+    network_policy, post_process, NetworkError, NetworkInputs, POLICY_DISCRETIZATION,
+    POLICY_THRESHOLD,
 };
 use crate::policy_average::PolicyAverage;
 use rnad_games::exploitability::{nash_conv, NashConvReport};
@@ -88,14 +90,20 @@ impl KindEvaluator {
     }
 
     /// The tabular policy of one parameter set.
-    pub fn policy(&self, params: &ParamSet) -> candle_core::Result<TabularPolicy> {
+    pub fn policy(&self, params: &ParamSet) -> Result<TabularPolicy, NetworkError> {
         network_policy(&self.tree, &self.inputs, &self.shape, params)
     }
 
     /// The post-processed policy of the target parameters: what the
     /// learner's policy plays (see [`post_process`]).
-    pub fn target_postprocessed(&self, target: &ParamSet) -> candle_core::Result<TabularPolicy> {
-        Ok(self.post_processed(&self.policy(target)?))
+    pub fn target_postprocessed(&self, target: &ParamSet) -> Result<TabularPolicy, EvaluatorError> {
+        let policy = self
+            .policy(target)
+            .map_err(|source| EvaluatorError::Network {
+                kind: PolicyKind::Target,
+                source,
+            })?;
+        Ok(self.post_processed(&policy))
     }
 
     fn post_processed(&self, policy: &TabularPolicy) -> TabularPolicy {
@@ -110,11 +118,15 @@ impl KindEvaluator {
         &self,
         kinds: PublishedSets,
         average: Option<(&mut PolicyAverage, u64)>,
-    ) -> candle_core::Result<KindReports> {
+    ) -> Result<KindReports, EvaluatorError> {
         let tree = &self.tree;
-        let target_policy = self.policy(kinds.target)?;
-        let online_policy = self.policy(kinds.online)?;
-        let reg_policy = self.policy(kinds.reg)?;
+        let policy = |kind: PolicyKind, params: &ParamSet| {
+            self.policy(params)
+                .map_err(|source| EvaluatorError::Network { kind, source })
+        };
+        let target_policy = policy(PolicyKind::Target, kinds.target)?;
+        let online_policy = policy(PolicyKind::Online, kinds.online)?;
+        let reg_policy = policy(PolicyKind::Reg, kinds.reg)?;
         let processed = self.post_processed(&target_policy);
         // Folded in last, once nothing can fail: an evaluation that is not
         // recorded leaves the average as it was.
@@ -127,5 +139,55 @@ impl KindEvaluator {
             reg: nash_conv(tree, &reg_policy),
             target_average,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rnad_common::config::Config;
+
+    #[test]
+    fn a_network_with_non_finite_parameters_or_outputs_is_refused_naming_its_kind() {
+        let config = Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
+        let shape = NetShape::for_config(&config);
+        let evaluator = KindEvaluator::new(config.game.load(), shape.clone()).unwrap();
+        let good = ParamSet::init(&shape, 0).unwrap();
+        let mut tensors = good.tensors().to_vec();
+        tensors[0] = (tensors[0].ones_like().unwrap() * f64::NAN).unwrap();
+        let diverged = ParamSet::from_tensors(tensors);
+        let sets = PublishedSets {
+            online: &diverged,
+            target: &good,
+            reg: &good,
+        };
+        // A NaN first-layer weight: the ReLU after it hides the NaN from
+        // the outputs (this network plays uniformly), so only the check of
+        // the parameters sees it.
+        let error = evaluator.evaluate(sets, None).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "policy online: the network's parameter torso.0.weight is not finite: its parameters diverged"
+        );
+        // Weights large enough to overflow the outputs are finite
+        // themselves: the check of the policy sees them.
+        let huge: Vec<_> = good.tensors().iter().map(|t| (t * 1e30).unwrap()).collect();
+        let overflowing = ParamSet::from_tensors(huge);
+        let sets = PublishedSets {
+            online: &good,
+            target: &good,
+            reg: &overflowing,
+        };
+        let error = evaluator.evaluate(sets, None).unwrap_err().to_string();
+        assert!(
+            error.starts_with("policy reg: the network's policy is not finite at "),
+            "{error}"
+        );
+        let fine = PublishedSets {
+            online: &good,
+            target: &good,
+            reg: &good,
+        };
+        assert!(evaluator.evaluate(fine, None).is_ok());
     }
 }

@@ -3,12 +3,37 @@
 //! best response then judges; plus the reference post-processing (drop
 //! actions below a threshold, round to multiples of 1/n).
 
-use candle_core::{Device, Result, Tensor};
-use rnad_common::net::{NetShape, ParamSet, PolicyValueNet};
+use candle_core::{Device, Tensor};
+use rnad_common::net::{first_nonfinite, NetShape, ParamSet, PolicyValueNet};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
 
 use rnad_games::cfr::normalise_or_uniform;
+
+/// Why a network could not be turned into a policy.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    /// A tensor computation failed.
+    #[error("evaluating the network: {0}")]
+    Tensor(#[from] candle_core::Error),
+    /// A parameter is NaN or infinite: the network diverged (a ReLU can
+    /// hide a NaN weight from the outputs, so the parameters are checked
+    /// first).
+    #[error("the network's parameter {tensor} is not finite: its parameters diverged")]
+    NonFiniteParameter {
+        /// The tensor's name.
+        tensor: String,
+    },
+    /// Its outputs are NaN or infinite somewhere: its parameters diverged,
+    /// and no NashConv of it would mean anything.
+    #[error("the network's policy is not finite at {states} of {total} information states: its parameters diverged")]
+    NonFinite {
+        /// Information states with a non-finite probability.
+        states: usize,
+        /// Information states evaluated.
+        total: usize,
+    },
+}
 
 /// Probabilities below this are dropped by the reference post-processing.
 pub const POLICY_THRESHOLD: f64 = 0.03;
@@ -58,19 +83,35 @@ impl NetworkInputs {
 }
 
 /// The network's legal policy at every information state of `tree`
-/// (renormalised in f64; the network computes in f32).
+/// (renormalised in f64; the network computes in f32); refused where any
+/// probability is not finite.
 pub fn network_policy(
     tree: &PublicTree,
     inputs: &NetworkInputs,
     shape: &NetShape,
     params: &ParamSet,
-) -> Result<TabularPolicy> {
+) -> Result<TabularPolicy, NetworkError> {
+    if let Some(i) = first_nonfinite(params.tensors())? {
+        return Err(NetworkError::NonFiniteParameter {
+            tensor: shape.param_names()[i].0.clone(),
+        });
+    }
     let rows = inputs.rows.len();
     let device = Device::Cpu;
     let obs = Tensor::from_slice(&inputs.obs, (rows, shape.input), &device)?;
     let legal = Tensor::from_slice(&inputs.legal, (rows, shape.actions), &device)?;
     let probs = PolicyValueNet::new(shape, params.tensors()).policy(&obs, &legal)?;
     let probs = probs.flatten_all()?.to_vec1::<f32>()?;
+    let states = probs
+        .chunks(shape.actions)
+        .filter(|row| row.iter().any(|p| !p.is_finite()))
+        .count();
+    if states > 0 {
+        return Err(NetworkError::NonFinite {
+            states,
+            total: inputs.rows.len(),
+        });
+    }
     let mut policy = TabularPolicy::uniform(tree).probs().to_vec();
     for (row, &(d, hand)) in inputs.rows.iter().enumerate() {
         let decision = &tree.decisions()[d];

@@ -355,10 +355,31 @@ fn a_history_that_went_back_keeps_the_lines_of_the_resumed_steps() {
         [3.0, 1.0, 1.5, 0.5],
         "the resumed run's own line at 10"
     );
-    // The binary plots it, and leaves the file as it was.
+    // The binary plots it and prints its tables, saying which lines the
+    // later ones superseded, and leaves the file as it was.
     let before = std::fs::read(resumed.join("history.jsonl")).unwrap();
     let figure = root.join("went_back.png");
-    plot_command(&resumed, &figure, &[]).unwrap();
+    for args in [
+        vec![
+            "plot",
+            "--runs",
+            resumed.to_str().unwrap(),
+            "--out",
+            figure.to_str().unwrap(),
+        ],
+        vec!["history", resumed.to_str().unwrap(), "--kind", "target"],
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_rnad-evaluator"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("history.jsonl:4: learner_step 5 supersedes 2 earlier line(s)"),
+            "{args:?}: {stderr}"
+        );
+    }
     assert!(figure.exists());
     assert_eq!(
         std::fs::read(resumed.join("history.jsonl")).unwrap(),

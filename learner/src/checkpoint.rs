@@ -10,7 +10,7 @@ use rnad_common::checkpoint::{
     self as format, CheckpointError, CheckpointFile, CheckpointMeta, SavedAverage,
 };
 use rnad_common::config::Config;
-use rnad_common::net::{NetShape, ParamSet};
+use rnad_common::net::{first_nonfinite, NetShape, ParamSet};
 
 pub use rnad_common::checkpoint::{path_for, step_of};
 
@@ -62,6 +62,7 @@ pub fn save(
         rolls: state.rolls,
         decisions: state.decisions,
         adam_count: state.adam.count,
+        learning_rate_scale: state.learning_rate_scale,
         wall_seconds: clock.wall_seconds,
         actor_rngs: clock.actor_rngs,
         config: config.to_toml(),
@@ -120,7 +121,27 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
         reg: set("reg")?,
         reg_prev: set("reg_prev")?,
         adam,
+        learning_rate_scale: meta.learning_rate_scale,
     };
+    // A checkpoint from before the divergence guard may hold what the
+    // guard now keeps out: such a file is unusable, like a torn one.
+    let sets = [
+        ("online", &state.online),
+        ("target", &state.target),
+        ("reg", &state.reg),
+        ("reg_prev", &state.reg_prev),
+    ];
+    for (name, set) in sets {
+        if let Some(i) = first_nonfinite(set.tensors())? {
+            return Err(LearnerError::Checkpoint {
+                path: path.to_path_buf(),
+                message: format!(
+                    "its {name} parameters hold non-finite values ({})",
+                    shape.param_names()[i].0
+                ),
+            });
+        }
+    }
     // The parameters are what a checkpoint is for: sums of the average that
     // cannot be read cost the average, not the checkpoint.
     let target_average = file.saved_average().unwrap_or_else(|error| {

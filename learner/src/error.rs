@@ -6,6 +6,7 @@ use rnad_common::config::{operational_keys, ConfigError, SettingChange};
 use rnad_common::training_dir::TrainingDirError;
 
 use crate::evaluate::EvaluateError;
+use crate::guard::NonFinite;
 /// Everything the learner can fail on, saying where.
 #[derive(Debug, thiserror::Error)]
 pub enum LearnerError {
@@ -67,6 +68,14 @@ pub enum LearnerError {
     /// A tensor computation failed.
     #[error("tensor computation failed: {0}")]
     Tensor(#[from] candle_core::Error),
+    /// Non-finite steps kept coming after every roll-back allowed.
+    #[error("the run keeps diverging: {bad}, after {rollbacks} roll-back(s) (rnad.max_rollbacks); lower rnad.learning_rate or rnad.clip_gradient and resume with --accept-config-change")]
+    Diverged {
+        /// The last step the guard refused.
+        bad: NonFinite,
+        /// Roll-backs made.
+        rollbacks: u64,
+    },
     /// An evaluation during training failed.
     #[error("evaluation failed: {0}")]
     Evaluation(#[source] EvaluateError),

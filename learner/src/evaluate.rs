@@ -36,4 +36,8 @@ pub trait Evaluate {
     /// The judge's state a checkpoint keeps (its running average of the
     /// target policy), so that a resumed run's judge goes on from it.
     fn saved_average(&self) -> Option<SavedAverage>;
+
+    /// The learner rolled back to its checkpoint at `step`: what the judge
+    /// keeps of later steps belongs to steps the run abandoned.
+    fn went_back_to(&mut self, step: u64);
 }

@@ -11,6 +11,7 @@ pub mod batch;
 pub mod checkpoint;
 pub mod error;
 pub mod evaluate;
+pub mod guard;
 pub mod importance;
 pub mod learning_rate;
 pub mod loss;

@@ -47,6 +47,10 @@ pub struct LearnerMetrics {
     /// Always 1, labelled with what the run is: `game`, `averaging` and
     /// `config_hash` (what actors and evaluators check they agree on).
     pub run_info: IntGaugeVec,
+    /// Steps not applied because something they computed was not finite.
+    pub nonfinite_steps_total: IntCounter,
+    /// Roll-backs to the newest checkpoint after non-finite steps in a row.
+    pub rollbacks_total: IntCounter,
 }
 
 impl LearnerMetrics {
@@ -150,9 +154,19 @@ impl LearnerMetrics {
                 &["file"],
             )
             .unwrap(),
+            nonfinite_steps_total: IntCounter::new(
+                "rnad_learner_nonfinite_steps_total",
+                "Learner steps skipped because their loss, gradients, parameters or outputs were not finite.",
+            )
+            .unwrap(),
+            rollbacks_total: IntCounter::new(
+                "rnad_learner_rollbacks_total",
+                "Roll-backs to the newest checkpoint after too many non-finite steps in a row.",
+            )
+            .unwrap(),
             registry,
         };
-        let collectors: [Box<dyn prometheus::core::Collector>; 16] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 18] = [
             Box::new(metrics.step.clone()),
             Box::new(metrics.updates_total.clone()),
             Box::new(metrics.decisions_total.clone()),
@@ -169,6 +183,8 @@ impl LearnerMetrics {
             Box::new(metrics.refused_connections_total.clone()),
             Box::new(metrics.write_failures_total.clone()),
             Box::new(metrics.run_info.clone()),
+            Box::new(metrics.nonfinite_steps_total.clone()),
+            Box::new(metrics.rollbacks_total.clone()),
         ];
         for c in collectors {
             metrics

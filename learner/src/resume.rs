@@ -150,7 +150,7 @@ fn resume(config: &Config, dir: &TrainingDir, device: &Device) -> Result<Resumed
 /// it moved aside. A checkpoint of another game or network is an error (the
 /// run directory belongs to another experiment), as is having checkpoints
 /// of which none is readable (nothing is moved then).
-fn newest_readable(
+pub(crate) fn newest_readable(
     config: &Config,
     dir: &std::path::Path,
 ) -> Result<Option<(PathBuf, Checkpoint)>, LearnerError> {

@@ -5,18 +5,22 @@
 //! v-trace per player (on θ_target's values) gives value targets and
 //! q-values; the loss is the value loss plus the NeuRD loss; Adam moves θ;
 //! θ_target follows by EMA; at a roll θ_reg' takes θ_reg and θ_reg takes the
-//! averaging mode's blend of itself and θ_target.
+//! averaging mode's blend of itself and θ_target. A step whose loss,
+//! gradients, new parameters or new outputs are not finite is not applied
+//! ([`crate::guard`]).
 
 use candle_core::{Device, Result, Tensor};
 use rnad_common::config::{Config, RnadConfig};
 use rnad_common::net::{
-    legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet, PublishedSets,
+    first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet,
+    PublishedSets,
 };
 use rnad_common::trajectory::Trajectory;
 
 use crate::adam::{Adam, AdamSettings};
 use crate::averaging::next_reg;
 use crate::batch::Batch;
+use crate::guard::NonFinite;
 use crate::importance::{importance_spread, ImportanceSpread};
 use crate::learning_rate::LearningRateSchedule;
 use crate::loss::{Loss, LossInputs};
@@ -43,6 +47,9 @@ pub struct LearnerState {
     pub reg_prev: ParamSet,
     /// Adam's moments for θ.
     pub adam: Adam,
+    /// What the learning rate schedule is multiplied by: 1, times the
+    /// roll-back factor for every roll-back of a diverging run.
+    pub learning_rate_scale: f64,
 }
 
 impl LearnerState {
@@ -67,6 +74,19 @@ impl LearnerState {
         })
     }
 }
+
+/// Whether a step was applied.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stepped {
+    /// The state moved on.
+    Applied(StepStats),
+    /// Something was not finite; the state is as it was.
+    Skipped(NonFinite),
+}
+
+/// Observations of a batch whose outputs the guard checks under the new
+/// parameters: a few, since a network that overflows does so everywhere.
+const PROBED_STATES: usize = 16;
 
 /// What one step did.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,6 +134,7 @@ impl Learner {
             reg: params.clone(),
             reg_prev: params,
             adam,
+            learning_rate_scale: 1.0,
         };
         Learner::from_state(config, state, device)
     }
@@ -147,42 +168,89 @@ impl Learner {
         &self.shape
     }
 
-    /// Adam's learning rate for the next step.
-    pub fn learning_rate(&self) -> f64 {
-        self.learning_rate.at(self.state.step)
+    /// The device the learner computes on.
+    pub fn device(&self) -> &Device {
+        &self.device
     }
 
-    /// One R-NaD step on `trajectories`.
-    pub fn step(&mut self, trajectories: &[Trajectory]) -> Result<StepStats> {
-        let (grads, stats) = self.gradient(trajectories)?;
-        let roll = self.schedule.at(self.state.step).roll;
+    /// Adam's learning rate for the next step.
+    pub fn learning_rate(&self) -> f64 {
+        self.learning_rate.at(self.state.step) * self.state.learning_rate_scale
+    }
 
-        // 6–8. Adam, target EMA, regularisation roll.
-        let s = &mut self.state;
-        s.online = s
-            .adam
-            .step(&s.online, &grads, self.learning_rate.at(s.step))?;
-        s.target = s.target.lerp(&s.online, self.rnad.gamma_target)?;
-        if roll {
-            s.rolls += 1;
+    /// One R-NaD step on `trajectories`, applied only where everything it
+    /// computes is finite.
+    pub fn step(&mut self, trajectories: &[Trajectory]) -> Result<Stepped> {
+        let (grads, stats, probe) = self.gradient(trajectories)?;
+        let s = &self.state;
+        let skipped = |what: String| Ok(Stepped::Skipped(NonFinite { step: s.step, what }));
+        for (loss, name) in [
+            (stats.loss_value, "the value loss"),
+            (stats.loss_neurd, "the NeuRD loss"),
+        ] {
+            if !loss.is_finite() {
+                return skipped(name.into());
+            }
+        }
+        let names = self.shape.param_names();
+        let name = |i: usize| names[i].0.as_str();
+        if let Some(i) = first_nonfinite(&grads)? {
+            return skipped(format!("θ's gradient of {}", name(i)));
+        }
+
+        // 6–8. Adam, target EMA, regularisation roll, on copies.
+        let roll = self.schedule.at(s.step).roll;
+        let mut adam = s.adam.clone();
+        let online = adam.step(&s.online, &grads, self.learning_rate())?;
+        let target = s.target.lerp(&online, self.rnad.gamma_target)?;
+        let (rolls, reg, reg_prev) = if roll {
             let reg = next_reg(
                 self.rnad.averaging,
                 self.rnad.gamma_averaging,
-                s.rolls,
+                s.rolls + 1,
                 &s.reg,
-                &s.target,
+                &target,
             )?;
-            s.reg_prev = std::mem::replace(&mut s.reg, reg);
+            (s.rolls + 1, reg, s.reg.clone())
+        } else {
+            (s.rolls, s.reg.clone(), s.reg_prev.clone())
+        };
+        for (set, label) in [
+            (online.tensors(), "θ's"),
+            (target.tensors(), "θ_target's"),
+            (reg.tensors(), "θ_reg's"),
+            (adam.nu.as_slice(), "Adam's second moment of"),
+        ] {
+            if let Some(i) = first_nonfinite(set)? {
+                return skipped(format!("{label} {} after the update", name(i)));
+            }
         }
-        s.step += 1;
-        s.decisions += stats.decisions as u64;
-        Ok(stats)
+        let (logits, values) =
+            PolicyValueNet::new(&self.shape, online.tensors()).forward(&probe)?;
+        if let Some(i) = first_nonfinite(&[logits, values])? {
+            let output = ["logits", "values"][i];
+            return skipped(format!(
+                "θ's {output} on the batch's states after the update"
+            ));
+        }
+        self.state = LearnerState {
+            step: s.step + 1,
+            rolls,
+            decisions: s.decisions + stats.decisions as u64,
+            online,
+            target,
+            reg,
+            reg_prev,
+            adam,
+            learning_rate_scale: s.learning_rate_scale,
+        };
+        Ok(Stepped::Applied(stats))
     }
 
     /// Steps 1 to 5 on `trajectories`: θ's gradient of the loss (in
-    /// [`rnad_common::net::NetShape::param_names`] order) and what the step
-    /// measured.
-    fn gradient(&self, trajectories: &[Trajectory]) -> Result<(Vec<Tensor>, StepStats)> {
+    /// [`rnad_common::net::NetShape::param_names`] order), what the step
+    /// measured, and a few of the batch's observations for the guard.
+    fn gradient(&self, trajectories: &[Trajectory]) -> Result<(Vec<Tensor>, StepStats, Tensor)> {
         let batch = Batch::new(trajectories, self.players);
         let n = batch.rows;
         let actions = self.shape.actions;
@@ -272,7 +340,8 @@ impl Learner {
             pinned_logits,
             importance,
         };
-        Ok((grads, stats))
+        let probe = obs.narrow(0, 0, distinct_rows.min(PROBED_STATES))?;
+        Ok((grads, stats, probe))
     }
 
     /// Value targets and q-values of every row, each from the v-trace of

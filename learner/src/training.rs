@@ -17,8 +17,8 @@ use rnad_common::config::Config;
 use rnad_common::history::HistoryEntry;
 use rnad_common::logging::{self, LogFormat};
 use rnad_common::net::ParamSet;
-use rnad_common::run_dir::RunDir;
 use rnad_common::shutdown::Shutdown;
+use rnad_common::training_dir::TrainingDir;
 use rnad_common::trajectory::Trajectory;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
@@ -26,8 +26,9 @@ use tokio::sync::mpsc;
 use crate::checkpoint::{self, RunClock};
 use crate::error::LearnerError;
 use crate::evaluate::Evaluate;
-use crate::resume::published;
-use crate::rnad::{Learner, StepStats};
+use crate::guard::NonFinite;
+use crate::resume::{newest_readable, published};
+use crate::rnad::{Learner, StepStats, Stepped};
 use crate::service::Hub;
 use crate::training_log::TrainingLog;
 
@@ -99,8 +100,8 @@ pub struct TrainOptions {
 pub struct Trainer<'a> {
     /// The run's config.
     pub config: &'a Config,
-    /// The run directory.
-    pub dir: &'a RunDir,
+    /// The run directory, locked by this process.
+    pub dir: &'a TrainingDir,
     /// Where parameters are published and metrics kept.
     pub hub: &'a Hub,
     /// Where batches come from.
@@ -134,12 +135,22 @@ impl Trainer<'_> {
             last = self.evaluate(learner, started)?.or(last);
         }
         let reached = |step: u64| options.max_steps.is_some_and(|m| step >= m);
+        let mut guard = Guard::default();
         while !shutdown.is_cancelled() && !reached(learner.state().step) {
             let Some(batch) = self.next_batch(learner.state().step, shutdown, &mut log)? else {
                 break;
             };
             let timer = Instant::now();
-            let stats = learner.step(&batch)?;
+            let stats = match learner.step(&batch)? {
+                Stepped::Applied(stats) => {
+                    guard.in_a_row = 0;
+                    stats
+                }
+                Stepped::Skipped(bad) => {
+                    self.skipped(learner, bad, &mut guard, started)?;
+                    continue;
+                }
+            };
             self.hub
                 .metrics
                 .update_seconds
@@ -184,6 +195,85 @@ impl Trainer<'_> {
             last,
             checkpoint,
         })
+    }
+
+    /// A step the guard did not apply: counted and logged; after
+    /// `rnad.max_nonfinite_steps` in a row the learner rolls back to the
+    /// run's newest checkpoint with a smaller learning rate, and after
+    /// `rnad.max_rollbacks` roll-backs the run stops with an error.
+    fn skipped(
+        &mut self,
+        learner: &mut Learner,
+        bad: NonFinite,
+        guard: &mut Guard,
+        started: Instant,
+    ) -> Result<(), LearnerError> {
+        let rnad = &self.config.rnad;
+        self.hub.metrics.nonfinite_steps_total.inc();
+        guard.in_a_row += 1;
+        tracing::warn!(
+            "{bad}: the step is skipped ({} in a row of {} allowed)",
+            guard.in_a_row,
+            rnad.max_nonfinite_steps
+        );
+        if guard.in_a_row < rnad.max_nonfinite_steps {
+            return Ok(());
+        }
+        if guard.rollbacks >= rnad.max_rollbacks {
+            return Err(LearnerError::Diverged {
+                bad,
+                rollbacks: guard.rollbacks,
+            });
+        }
+        guard.rollbacks += 1;
+        guard.in_a_row = 0;
+        let from = self.roll_back(learner, started)?;
+        self.hub.metrics.rollbacks_total.inc();
+        tracing::error!(
+            "{bad} in {} steps in a row: rolled back to {from} (step {}) with the learning rate scaled by {} (roll-back {} of {})",
+            rnad.max_nonfinite_steps,
+            learner.state().step,
+            learner.state().learning_rate_scale,
+            guard.rollbacks,
+            rnad.max_rollbacks
+        );
+        Ok(())
+    }
+
+    /// Puts the learner back at the run's newest readable checkpoint (or
+    /// its start, where it has none) with its learning rate scaled by
+    /// `rnad.rollback_learning_rate_factor`, cuts the run's logs back to
+    /// it, and publishes it; says where it went.
+    fn roll_back(
+        &mut self,
+        learner: &mut Learner,
+        started: Instant,
+    ) -> Result<String, LearnerError> {
+        let scale =
+            learner.state().learning_rate_scale * self.config.rnad.rollback_learning_rate_factor;
+        let (mut state, from) = match newest_readable(self.config, &self.dir.checkpoints())? {
+            Some((path, loaded)) => {
+                if self.evaluation.is_none() {
+                    self.target_average = loaded.target_average;
+                }
+                (loaded.state, path.display().to_string())
+            }
+            None => (
+                Learner::new(self.config, learner.device())?.state().clone(),
+                "the run's start".to_string(),
+            ),
+        };
+        state.learning_rate_scale = scale;
+        *learner = Learner::from_state(self.config, state, learner.device())?;
+        let step = learner.state().step;
+        self.dir.cut_logs_back_to(Some(step))?;
+        if let Some(evaluation) = self.evaluation.as_mut() {
+            evaluation.went_back_to(step);
+        }
+        self.hub
+            .publish(published(learner, self.wall_seconds(started)));
+        self.hub.metrics.step.set(step as i64);
+        Ok(from)
     }
 
     fn record_step(&self, learner: &Learner, stats: &StepStats) {
@@ -333,6 +423,15 @@ impl Trainer<'_> {
             self.config.checkpoint.keep,
         )
     }
+}
+
+/// The divergence guard's counts within one training loop.
+#[derive(Clone, Copy, Debug, Default)]
+struct Guard {
+    /// Non-finite steps since the last applied one.
+    in_a_row: u64,
+    /// Roll-backs so far.
+    rollbacks: u64,
 }
 
 /// Live progress: a plain line on stderr for a terminal, or an event with

@@ -84,7 +84,7 @@ fn prometheus_config_is_valid() {
     let report = text(&output);
     assert!(output.status.success(), "{report}");
     assert!(
-        report.contains("SUCCESS: 7 rules found"),
+        report.contains("SUCCESS: 8 rules found"),
         "the alerts are loaded: {report}"
     );
 }

@@ -405,3 +405,30 @@ fn actors_without_a_seed_draw_different_ones_and_log_them() {
         || c.stderr(),
     );
 }
+
+/// An actor plays as many games at once as the run's
+/// `actors.games_per_actor` says (64 in configs/kuhn.toml) unless `--games`
+/// says otherwise, and submits that many at a time.
+#[test]
+fn actors_take_the_runs_games_per_actor_unless_told_otherwise() {
+    let dir = scratch("operations_games_per_actor");
+    let learner = start_learner(&dir, free_port(), free_port(), "learner.log");
+    let address = rnad_tests::local(learner.port);
+    let defaulted = rnad_tests::Process::start(
+        "rnad-actor",
+        &["--learner", &address],
+        &dir.join("actor-defaulted.log"),
+    );
+    let (told, _) = start_actor(&dir, learner.port, 7);
+    for (actor, expected) in [
+        (&defaulted, "games=64 submit_every=64"),
+        (&told, "games=32 submit_every=32"),
+    ] {
+        wait_for(
+            "the actor's playing line",
+            SHORT,
+            || actor.stderr().contains(expected).then_some(()),
+            || actor.stderr(),
+        );
+    }
+}

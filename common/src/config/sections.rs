@@ -104,6 +104,16 @@ config_section! {
         /// 1 - lr * weight_decay before Adam's update, so the weights the
         /// loss does not pin do not random-walk to ever larger norms.
         weight_decay: f64 => values: "0 (none) or more; times learning_rate below 1", check: non_negative, resume: Experiment;
+        /// Consecutive steps whose loss, gradients, new parameters or new
+        /// outputs are not finite (each skipped, never applied) before the
+        /// learner rolls back to its newest checkpoint.
+        max_nonfinite_steps: u64 => values: "positive integer", check: positive, resume: Operational;
+        /// Roll-backs after which a run that keeps diverging stops with an
+        /// error (exit status 1).
+        max_rollbacks: u64 => values: "0 (stop at the first) or more", check: any, resume: Operational;
+        /// What each roll-back multiplies the learning rate by (kept in
+        /// later checkpoints).
+        rollback_learning_rate_factor: f64 => values: "(0, 1]", check: unit_interval, resume: Operational;
     }
 }
 

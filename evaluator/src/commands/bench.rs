@@ -27,7 +27,9 @@ use serde::{Deserialize, Serialize};
 use super::{build_tree, emit, game_help};
 use crate::error::EvaluatorError;
 use crate::kinds::KindEvaluator;
+use crate::neural::NetworkError;
 use crate::output::write_atomically;
+use rnad_common::history::PolicyKind;
 use rnad_games::cfr::{CfrSolver, CfrVariant};
 use rnad_games::exploitability::{nash_conv, nash_conv_threads};
 use rnad_games::headtohead::{play_match, Mode};
@@ -277,7 +279,7 @@ fn neural_timing(spec: &GameSpec, budget: Duration) -> Result<NeuralFigures, Eva
         actions: game.num_distinct_actions(),
     };
     let players = game.num_players();
-    let params = ParamSet::init(&shape, 0).map_err(tensor_error)?;
+    let params = ParamSet::init(&shape, 0)?;
     let start = Instant::now();
     let evaluator = KindEvaluator::new(game, shape.clone())?;
     let inputs_seconds = start.elapsed().as_secs_f64();
@@ -289,15 +291,15 @@ fn neural_timing(spec: &GameSpec, budget: Duration) -> Result<NeuralFigures, Eva
         Err(e) => failed = Some(e),
     });
     if let Some(e) = failed {
-        return Err(tensor_error(e));
+        return Err(network_error(e));
     }
     let tree = evaluator.tree();
     let match_tabular = match_speed(tree, || Ok(vec![TabularPolicy::uniform(tree); players]))?;
     let match_network = match_speed(tree, || {
         (0..players)
             .map(|seat| {
-                let params = ParamSet::init(&shape, seat as u64 + 1).map_err(tensor_error)?;
-                evaluator.policy(&params).map_err(tensor_error)
+                let params = ParamSet::init(&shape, seat as u64 + 1)?;
+                evaluator.policy(&params).map_err(network_error)
             })
             .collect()
     })?;
@@ -334,8 +336,13 @@ fn match_speed(
     })
 }
 
-fn tensor_error(e: candle_core::Error) -> EvaluatorError {
-    EvaluatorError::Usage(format!("network evaluation failed: {e}"))
+/// The benchmark's randomly initialised networks as the policy they stand
+/// for (any name would do; they are θ's shape).
+fn network_error(source: NetworkError) -> EvaluatorError {
+    EvaluatorError::Network {
+        kind: PolicyKind::Online,
+        source,
+    }
 }
 
 /// Times OpenSpiel on `spec` with `python` (its pyspiel).

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
+use rnad_common::history::PolicyKind;
 use rnad_common::net::NetShape;
 use rnad_common::shutdown::Shutdown;
 use rnad_evaluator::error::EvaluatorError;
@@ -14,8 +15,9 @@ use rnad_evaluator::kinds::KindEvaluator;
 use rnad_games::exploitability::nash_conv;
 use serde::Serialize;
 
+use rnad_learner::error::LearnerError;
 use rnad_learner::resume::OpenOptions;
-use rnad_learner::rnad::Learner;
+use rnad_learner::rnad::{Learner, Stepped};
 
 use crate::error::CliError;
 use crate::local::{run_local, LocalOptions};
@@ -90,9 +92,13 @@ pub fn run(
     let (mut steps, mut decisions) = (0u64, 0u64);
     let start = Instant::now();
     while start.elapsed() < budget || steps < 3 {
-        let stats = learner.step(&batches[steps as usize % batches.len()])?;
+        match learner.step(&batches[steps as usize % batches.len()])? {
+            Stepped::Applied(stats) => decisions += stats.decisions as u64,
+            Stepped::Skipped(bad) => {
+                return Err(LearnerError::Diverged { bad, rollbacks: 0 }.into());
+            }
+        }
         steps += 1;
-        decisions += stats.decisions as u64;
     }
     let elapsed = start.elapsed().as_secs_f64();
 
@@ -109,7 +115,12 @@ pub fn run(
         Ok(start.elapsed().as_secs_f64() / f64::from(runs))
     };
     let neural_nash_conv_seconds = timed(&mut || {
-        let policy = evaluator.policy(&state.online)?;
+        let policy = evaluator
+            .policy(&state.online)
+            .map_err(|source| EvaluatorError::Network {
+                kind: PolicyKind::Online,
+                source,
+            })?;
         std::hint::black_box(nash_conv(evaluator.tree(), &policy));
         Ok(())
     })?;

@@ -27,6 +27,9 @@ impl LocalEvaluation {
     pub fn new(config: &Config, opened: &mut Opened) -> Result<LocalEvaluation, EvaluatorError> {
         let learner = &opened.resumed.learner;
         let mut evaluator = RunEvaluator::new(config, learner.shape().clone(), None)?;
+        // A learner that rolls back to a checkpoint finds the average as it
+        // stood there.
+        evaluator.keep_sums_at_checkpoints(config.checkpoint.interval_steps);
         evaluator.resume_average(opened.resumed.target_average.take(), learner.state().step);
         let metrics = EvaluatorMetrics::in_registry(opened.hub.metrics.registry.clone());
         Ok(LocalEvaluation { evaluator, metrics })
@@ -56,5 +59,9 @@ impl Evaluate for LocalEvaluation {
 
     fn saved_average(&self) -> Option<SavedAverage> {
         self.evaluator.saved_average()
+    }
+
+    fn went_back_to(&mut self, step: u64) {
+        self.evaluator.learner_went_back_to(step);
     }
 }

@@ -80,9 +80,9 @@ pub fn run_local(
                 let options = WorkerOptions {
                     learner: bound.service.to_string(),
                     token: None,
-                    games: config.actors.games_per_actor,
+                    games: None,
                     random: actor_stream(config.seed, index as u64, start_step),
-                    submit_every: config.actors.games_per_actor,
+                    submit_every: None,
                 };
                 let (shutdown, metrics) = (actors_shutdown.clone(), metrics.clone());
                 actors.push(

@@ -281,3 +281,80 @@ fn a_changed_learning_rate_is_refused_by_name_then_accepted_and_recorded() {
         2
     );
 }
+
+/// Every value of every parameter set of the checkpoint at `path`, read
+/// back from the file.
+fn checkpoint_values(path: &Path, config: &Config) -> Vec<f32> {
+    let file = rnad_common::checkpoint::CheckpointFile::read(path).unwrap();
+    let shape = rnad_common::net::NetShape::for_config(config);
+    ["online", "target", "reg", "reg_prev", "adam_nu"]
+        .iter()
+        .flat_map(|set| file.params(&shape, set).unwrap().to_vec().unwrap())
+        .collect()
+}
+
+/// A run whose learning rate makes every step diverge: the guard skips the
+/// steps, rolls back to the newest checkpoint with a smaller rate, and
+/// once the roll-backs allowed are spent stops with status 1; nothing
+/// non-finite reaches a checkpoint or the history.
+#[test]
+fn a_diverging_run_skips_rolls_back_and_stops_with_an_error_writing_nothing_non_finite() {
+    let dir = scratch("faults_divergence");
+    let config = write_config(&dir, |_| {});
+    let run = dir.join("run");
+    let first = finish(&config, &run, 100, &[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let started = Instant::now();
+    let wild = finish(
+        &config,
+        &run,
+        300,
+        &[
+            "--accept-config-change",
+            "--set",
+            "rnad.learning_rate=1e30",
+            "--set",
+            "rnad.clip_gradient=1e30",
+            "--set",
+            "rnad.max_nonfinite_steps=4",
+            "--set",
+            "rnad.max_rollbacks=2",
+        ],
+    );
+    let log = stderr(&wild);
+    assert_eq!(wild.status.code(), Some(1), "{log}");
+    assert!(started.elapsed() < Duration::from_secs(60), "{log}");
+    assert_eq!(log.matches("the step is skipped").count(), 12, "{log}");
+    assert!(
+        log.contains("is not finite in 4 steps in a row: rolled back to")
+            && log.contains("checkpoint-000000000100.safetensors (step 100) with the learning rate scaled by 0.5 (roll-back 1 of 2)")
+            && log.contains("scaled by 0.25 (roll-back 2 of 2)"),
+        "{log}"
+    );
+    assert!(
+        log.contains("the run keeps diverging: step 100: θ")
+            && log.contains("after 2 roll-back(s)"),
+        "{log}"
+    );
+    let recorded = Config::load(&run.join("config.toml")).unwrap();
+    let checkpoints = checkpoint::list(&run.join("checkpoints")).unwrap();
+    assert_eq!(
+        checkpoints
+            .iter()
+            .filter_map(|p| checkpoint::step_of(p))
+            .collect::<Vec<_>>(),
+        [50, 100],
+        "no checkpoint after the divergence"
+    );
+    for path in &checkpoints {
+        let values = checkpoint_values(path, &recorded);
+        assert!(!values.is_empty() && values.iter().all(|v| v.is_finite()));
+    }
+    let history = std::fs::read_to_string(run.join("history.jsonl")).unwrap();
+    assert!(
+        !history.contains("NaN") && !history.contains("null"),
+        "{history}"
+    );
+    let last: serde_json::Value = serde_json::from_str(history.lines().last().unwrap()).unwrap();
+    assert_eq!(last["learner_step"], 100);
+}

@@ -24,6 +24,34 @@ fn two_learners_and_a_batch(
     (a, b, batch)
 }
 
+/// Steps `learner` on `batch`, which must be applied.
+fn applied(learner: &mut Learner, batch: &[Trajectory]) -> StepStats {
+    match learner.step(batch).unwrap() {
+        Stepped::Applied(stats) => stats,
+        Stepped::Skipped(bad) => panic!("{bad}"),
+    }
+}
+
+/// A step that would make θ's outputs overflow is not applied: the state
+/// stays as it was, and the guard names what was not finite.
+#[test]
+fn a_step_that_diverges_is_skipped_and_changes_nothing() {
+    let mut config = Config::from_toml(include_str!("../../../configs/kuhn.toml"), "kuhn").unwrap();
+    config.rnad.learning_rate = 1e30;
+    config.rnad.clip_gradient = 1e30;
+    let (mut wild, _, batch) = two_learners_and_a_batch(&config, &config, 5);
+    let before = wild.state().online.to_vec().unwrap();
+    let Stepped::Skipped(bad) = wild.step(&batch).unwrap() else {
+        panic!("a learning rate of 1e30 went through");
+    };
+    assert_eq!(bad.step, 0);
+    assert!(bad.to_string().contains("is not finite"), "{bad}");
+    assert!(bad.what.contains("θ"), "{bad}");
+    assert_eq!(wild.state().step, 0);
+    assert_eq!(wild.state().online.to_vec().unwrap(), before);
+    assert_eq!(wild.state().adam.count, 0, "Adam's moments are untouched");
+}
+
 /// Adam's step is linear in the rate, so from equal states on equal
 /// batches a learner whose schedule has decayed to a quarter moves θ by
 /// exactly a quarter of a constant-rate learner's move.
@@ -35,13 +63,13 @@ fn updates_follow_the_learning_rate_schedule() {
     decaying.rnad.learning_rate_final_fraction = 0.25;
     let (mut a, mut b, batch) = two_learners_and_a_batch(&constant, &decaying, 7);
     assert_eq!(b.learning_rate(), constant.rnad.learning_rate);
-    a.step(&batch).unwrap();
-    b.step(&batch).unwrap();
+    applied(&mut a, &batch);
+    applied(&mut b, &batch);
     let after_one = a.state().online.to_vec().unwrap();
     assert_eq!(b.state().online.to_vec().unwrap(), after_one);
     assert_eq!(b.learning_rate(), constant.rnad.learning_rate * 0.25);
-    a.step(&batch).unwrap();
-    b.step(&batch).unwrap();
+    applied(&mut a, &batch);
+    applied(&mut b, &batch);
     let (full, quarter) = (
         a.state().online.to_vec().unwrap(),
         b.state().online.to_vec().unwrap(),
@@ -65,8 +93,8 @@ fn the_configs_weight_decay_shrinks_the_weights_by_lr_times_lambda() {
     decaying.rnad.weight_decay = 10.0;
     let (mut a, mut b, batch) = two_learners_and_a_batch(&plain, &decaying, 3);
     let start = a.state().online.to_vec().unwrap();
-    a.step(&batch).unwrap();
-    b.step(&batch).unwrap();
+    applied(&mut a, &batch);
+    applied(&mut b, &batch);
     // Same parameters, same batch, same Adam update: the two differ by
     // the decay alone, −lr·λ·θ.
     let shrink = plain.rnad.learning_rate * 10.0;
@@ -212,7 +240,7 @@ fn the_closed_form_gradient_is_autograds() {
     state.reg_prev = ParamSet::init(&fresh.shape, 103).unwrap();
     let learner = Learner::from_state(&config, state, &Device::Cpu).unwrap();
     assert!(learner.schedule.at(learner.state.step).alpha < 1.0);
-    let (ours, stats) = learner.gradient(&batch).unwrap();
+    let (ours, stats, _) = learner.gradient(&batch).unwrap();
     assert!(stats.decisions > 100);
     let expected = autograd_gradient(&learner, &batch);
     assert_eq!(ours.len(), expected.len());
