@@ -119,7 +119,6 @@ async fn play_session(
         .await?
         .ok_or_else(|| ClientError::Other("the learner sent no parameters".into()))?;
     metrics.param_fetches_total.inc();
-    attempt.connected();
     let games = options.games.unwrap_or(config.actors.games_per_actor);
     let submit_every = options.submit_every.unwrap_or(games);
     tracing::info!(games, submit_every, game = %config.game, "playing");
@@ -147,6 +146,7 @@ async fn play_session(
                 .await
                 .map_err(|e| ClientError::rpc("submitting", e))??;
             metrics.submits_total.inc();
+            attempt.connected();
             version = ack.version;
         }
         if version != snapshot.version {

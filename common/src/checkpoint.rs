@@ -81,6 +81,10 @@ pub struct CheckpointMeta {
     /// divergence guard's roll-backs (1 in files written before them).
     #[serde(default = "unscaled")]
     pub learning_rate_scale: f64,
+    /// Roll-backs since the learner last trained through a checkpoint
+    /// interval (0 in files written before them).
+    #[serde(default)]
+    pub rollbacks: u64,
     /// Wall-clock seconds of training so far, across restarts.
     pub wall_seconds: f64,
     /// Each lockstep actor's generator (seed, word position).

@@ -33,14 +33,32 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         std::fs::rename(&tmp, path)
     });
     if let Err(error) = written {
-        // Nothing else writes this name; a directory squatting on it (or a
-        // file that was never created) is not ours to remove.
+        // The temporary is this write's own (one writer per file); a
+        // directory squatting on its name, or a file never created, is not.
         if std::fs::symlink_metadata(&tmp).is_ok_and(|m| m.is_file()) {
             let _ = std::fs::remove_file(&tmp);
         }
         return Err(error);
     }
     sync_dir(&dir)
+}
+
+/// Removes the temporary file [`write_atomically`] left for `path` when
+/// the process died mid-write, if there is one (and it is a file); returns
+/// it.
+pub fn remove_temporary_of(path: &Path) -> std::io::Result<Option<PathBuf>> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(TEMPORARY_SUFFIX);
+    let tmp = PathBuf::from(tmp);
+    match std::fs::symlink_metadata(&tmp) {
+        Ok(meta) if meta.is_file() => {
+            std::fs::remove_file(&tmp)?;
+            Ok(Some(tmp))
+        }
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Removes the temporary files [`write_atomically`] left in `dir` when the

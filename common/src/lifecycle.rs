@@ -113,8 +113,10 @@ pub struct Attempt<'a, 'b> {
 }
 
 impl Attempt<'_, '_> {
-    /// The session reached its peer: the next failure starts the backoff
-    /// afresh, and a recovery is logged now.
+    /// The session reached its peer and got work done (a batch accepted,
+    /// an evaluation written): the next failure starts the backoff afresh,
+    /// and a recovery is logged now. A peer that answers but refuses every
+    /// request keeps the backoff growing.
     pub fn connected(&mut self) {
         self.connected = true;
         self.log.connected();

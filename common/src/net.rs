@@ -240,10 +240,24 @@ impl ParamSet {
 /// (a plain sum could overflow on large finite values, and a maximum could
 /// skip a NaN).
 pub fn first_nonfinite(tensors: &[Tensor]) -> Result<Option<usize>> {
-    for (i, t) in tensors.iter().enumerate() {
-        // t − t on purpose: 0 where finite, NaN where not.
-        #[allow(clippy::eq_op)]
-        let residue = (t - t)?.sum_all()?.to_dtype(DType::F32)?;
+    // t − t on purpose: 0 where finite, NaN where not.
+    #[allow(clippy::eq_op)]
+    let residues = tensors
+        .iter()
+        .map(|t| (t - t)?.sum_all()?.to_dtype(DType::F32))
+        .collect::<Result<Vec<_>>>()?;
+    // One read for all (a device waits for each read); only a failed
+    // check reads them one by one to name the tensor.
+    let Some(first) = residues.first() else {
+        return Ok(None);
+    };
+    let total = residues[1..]
+        .iter()
+        .try_fold(first.clone(), |sum, r| sum + r)?;
+    if total.to_scalar::<f32>()? == 0.0 {
+        return Ok(None);
+    }
+    for (i, residue) in residues.iter().enumerate() {
         if residue.to_scalar::<f32>()? != 0.0 {
             return Ok(Some(i));
         }

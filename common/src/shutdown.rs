@@ -103,10 +103,13 @@ impl Shutdown {
     /// Blocks the thread for `duration` or until the token is cancelled,
     /// whichever comes first; returns whether it is cancelled.
     pub fn sleep(&self, duration: Duration) -> bool {
-        let deadline = Instant::now() + duration;
+        let deadline = Instant::now().checked_add(duration);
         let mut state = self.inner.state();
         while !state.cancelled {
-            let left = deadline.saturating_duration_since(Instant::now());
+            // A duration past what the clock can hold waits for the cancel.
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             if left.is_zero() {
                 break;
             }

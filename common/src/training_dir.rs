@@ -69,16 +69,28 @@ impl Deref for TrainingDir {
 impl TrainingDir {
     /// Creates the run directory at `root` if needed, takes its lock (or
     /// fails at once, naming the holder) and removes the temporary files a
-    /// crashed write left in it and its checkpoints.
+    /// crashed write of the trainer's left: any in its checkpoints, and
+    /// those of the files only the trainer writes (an evaluator writing
+    /// beside them, as `watch` does in compose, keeps its own).
     pub fn open(root: &Path) -> Result<TrainingDir, TrainingDirError> {
         let dir = RunDir::new(root);
         std::fs::create_dir_all(dir.root()).map_err(io(dir.root()))?;
         let lock = RunLock::acquire(dir.root())?;
-        for place in [dir.root().to_path_buf(), dir.checkpoints()] {
-            let removed = crate::files::remove_temporaries(&place).map_err(io(&place))?;
-            for file in removed {
-                tracing::info!(file = %file.display(), "removed a temporary file a write that did not finish left behind");
+        let checkpoints = dir.checkpoints();
+        let mut removed =
+            crate::files::remove_temporaries(&checkpoints).map_err(io(&checkpoints))?;
+        for own in [
+            dir.config(),
+            dir.history(),
+            dir.training_log(),
+            dir.config_changes(),
+        ] {
+            if let Some(file) = crate::files::remove_temporary_of(&own).map_err(io(&own))? {
+                removed.push(file);
             }
+        }
+        for file in removed {
+            tracing::info!(file = %file.display(), "removed a temporary file a write that did not finish left behind");
         }
         Ok(TrainingDir { dir, _lock: lock })
     }
@@ -129,22 +141,28 @@ impl TrainingDir {
     /// the run resumes from (none: every line), which training makes again.
     pub fn cut_logs_back_to(&self, step: Option<u64>) -> Result<(), TrainingDirError> {
         for path in [self.history(), self.training_log()] {
-            let cut = crate::jsonl::cut_torn_tail(&path).map_err(io(&path))?;
-            if cut > 0 {
-                tracing::warn!(
-                    file = %path.display(),
-                    bytes = cut,
-                    "cut off a last line left unfinished by a crash"
-                );
-            }
-            let dropped = crate::jsonl::drop_after_step(&path, step).map_err(io(&path))?;
-            if dropped > 0 {
-                tracing::info!(
-                    file = %path.display(),
-                    dropped,
-                    "dropped lines written after the last checkpoint (they will be made again)"
-                );
-            }
+            self.cut_log_back_to(&path, step)?;
+        }
+        Ok(())
+    }
+
+    /// [`TrainingDir::cut_logs_back_to`] for one log.
+    pub fn cut_log_back_to(&self, path: &Path, step: Option<u64>) -> Result<(), TrainingDirError> {
+        let cut = crate::jsonl::cut_torn_tail(path).map_err(io(path))?;
+        if cut > 0 {
+            tracing::warn!(
+                file = %path.display(),
+                bytes = cut,
+                "cut off a last line left unfinished by a crash"
+            );
+        }
+        let dropped = crate::jsonl::drop_after_step(path, step).map_err(io(path))?;
+        if dropped > 0 {
+            tracing::info!(
+                file = %path.display(),
+                dropped,
+                "dropped lines written after the checkpoint the run went on from (they will be made again)"
+            );
         }
         Ok(())
     }

@@ -178,8 +178,7 @@ async fn session(
         evaluator.learner_went_back_to(learner.resumed_at_step);
     }
     average.learner = Some(learner);
-    attempt.connected();
-    let watched = watch_params(&joined, &shape, &mut evaluator, options, metrics).await;
+    let watched = watch_params(&joined, &shape, &mut evaluator, options, metrics, attempt).await;
     average.live = evaluator.take_average();
     watched
 }
@@ -192,6 +191,7 @@ async fn watch_params(
     evaluator: &mut RunEvaluator,
     options: &WatchOptions,
     metrics: &EvaluatorMetrics,
+    attempt: &mut Attempt<'_, '_>,
 ) -> Result<(), ClientError> {
     let mut have = None;
     loop {
@@ -226,6 +226,7 @@ async fn watch_params(
                 &options.history,
                 metrics,
             );
+            attempt.connected();
             have = Some(params.version);
         }
         tokio::time::sleep(options.interval).await;

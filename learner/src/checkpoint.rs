@@ -63,6 +63,7 @@ pub fn save(
         decisions: state.decisions,
         adam_count: state.adam.count,
         learning_rate_scale: state.learning_rate_scale,
+        rollbacks: state.rollbacks,
         wall_seconds: clock.wall_seconds,
         actor_rngs: clock.actor_rngs,
         config: config.to_toml(),
@@ -122,6 +123,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
         reg_prev: set("reg_prev")?,
         adam,
         learning_rate_scale: meta.learning_rate_scale,
+        rollbacks: meta.rollbacks,
     };
     // A checkpoint from before the divergence guard may hold what the
     // guard now keeps out: such a file is unusable, like a torn one.

@@ -50,6 +50,10 @@ pub struct LearnerState {
     /// What the learning rate schedule is multiplied by: 1, times the
     /// roll-back factor for every roll-back of a diverging run.
     pub learning_rate_scale: f64,
+    /// Roll-backs since the learner last trained through a checkpoint
+    /// interval (the divergence guard stops the run at
+    /// `rnad.max_rollbacks`).
+    pub rollbacks: u64,
 }
 
 impl LearnerState {
@@ -135,6 +139,7 @@ impl Learner {
             reg_prev: params,
             adam,
             learning_rate_scale: 1.0,
+            rollbacks: 0,
         };
         Learner::from_state(config, state, device)
     }
@@ -166,6 +171,12 @@ impl Learner {
     /// The network shape.
     pub fn shape(&self) -> &NetShape {
         &self.shape
+    }
+
+    /// The learner trained through a checkpoint interval: its roll-backs
+    /// count afresh.
+    pub fn recovered(&mut self) {
+        self.state.rollbacks = 0;
     }
 
     /// The device the learner computes on.
@@ -243,6 +254,7 @@ impl Learner {
             reg_prev,
             adam,
             learning_rate_scale: s.learning_rate_scale,
+            rollbacks: s.rollbacks,
         };
         Ok(Stepped::Applied(stats))
     }

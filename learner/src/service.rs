@@ -100,8 +100,9 @@ impl Published {
 pub struct Hub {
     config: Config,
     hash: u64,
-    /// This process, as clients tell it from the one before.
-    incarnation: Incarnation,
+    /// This process, as clients tell it from the one before; a new one
+    /// after every roll-back.
+    incarnation: RwLock<Incarnation>,
     dims: Dims,
     published: RwLock<Arc<Published>>,
     queue: mpsc::Sender<Trajectory>,
@@ -126,7 +127,7 @@ impl Hub {
         metrics.step.set(initial.version as i64);
         let hub = Hub {
             hash: config_hash(config),
-            incarnation: Incarnation::new(initial.version),
+            incarnation: RwLock::new(Incarnation::new(initial.version)),
             dims: Dims {
                 obs: game.information_state_tensor_size(),
                 actions: game.num_distinct_actions(),
@@ -168,9 +169,12 @@ impl Hub {
         self.latest().version.saturating_sub(version)
     }
 
-    /// Whether a trajectory made with `version` is too old to use now.
+    /// Whether a trajectory made with `version` cannot be used now: too
+    /// old, or newer than the published parameters (made before a
+    /// roll-back, with parameters the run abandoned).
     pub fn is_stale(&self, version: u64) -> bool {
-        self.policy_lag(version) > self.config.actors.max_policy_lag
+        version > self.latest().version
+            || self.policy_lag(version) > self.config.actors.max_policy_lag
     }
 
     fn check(&self, hello: &Hello) -> Result<(), ProtoError> {
@@ -189,7 +193,22 @@ impl Hub {
         if self.closing.is_cancelled() {
             return Err(ProtoError::ShuttingDown);
         }
+        let incarnation = *self.incarnation.read().expect("incarnation lock");
+        if hello.learner != incarnation.id {
+            return Err(ProtoError::WentBack {
+                step: incarnation.resumed_at_step,
+            });
+        }
         Ok(())
+    }
+
+    /// The learner rolled back to its checkpoint at `step` and publishes
+    /// `published` from there: every client joins again (its requests are
+    /// refused until it does), and trajectories of the abandoned steps
+    /// still queued are dropped as stale.
+    pub fn went_back(&self, published: Published) {
+        *self.incarnation.write().expect("incarnation lock") = Incarnation::new(published.version);
+        self.publish(published);
     }
 
     fn reject(&self, error: ProtoError) -> ProtoError {
@@ -197,7 +216,9 @@ impl Hub {
             ProtoError::Protocol { .. } => "protocol",
             ProtoError::Config { .. } => "config",
             ProtoError::BadBatch(_) => "invalid",
-            ProtoError::ShuttingDown | ProtoError::Internal(_) => "unavailable",
+            ProtoError::ShuttingDown | ProtoError::Internal(_) | ProtoError::WentBack { .. } => {
+                "unavailable"
+            }
         };
         self.metrics
             .rejected_batches_total
@@ -223,7 +244,7 @@ impl LearnerService for Service {
             config_toml: self.0.config.to_toml(),
             config_hash: self.0.hash,
             version: self.0.latest().version,
-            learner: self.0.incarnation,
+            learner: *self.0.incarnation.read().expect("incarnation lock"),
         })
     }
 

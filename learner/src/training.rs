@@ -147,7 +147,14 @@ impl Trainer<'_> {
                     stats
                 }
                 Stepped::Skipped(bad) => {
-                    self.skipped(learner, bad, &mut guard, started)?;
+                    if self.skipped(learner, bad, &mut guard, &mut log, started)? {
+                        // Everything counted since the checkpoint belongs
+                        // to the abandoned steps.
+                        log = TrainingLog::new(learner.state(), &self.hub.metrics);
+                        progress = Progress::new(learner);
+                        last = None;
+                        last_eval = (learner.state().step, Instant::now());
+                    }
                     continue;
                 }
             };
@@ -168,6 +175,9 @@ impl Trainer<'_> {
                 last_eval = (step, Instant::now());
             }
             if step.is_multiple_of(self.config.checkpoint.interval_steps) {
+                // A checkpoint interval trained through since a roll-back:
+                // the run recovered, and its roll-backs count afresh.
+                learner.recovered();
                 // A failed write (disk full, out of descriptors) costs one
                 // checkpoint, not the run: the next interval tries again.
                 if let Err(error) = self.save(learner, started) {
@@ -199,15 +209,18 @@ impl Trainer<'_> {
 
     /// A step the guard did not apply: counted and logged; after
     /// `rnad.max_nonfinite_steps` in a row the learner rolls back to the
-    /// run's newest checkpoint with a smaller learning rate, and after
-    /// `rnad.max_rollbacks` roll-backs the run stops with an error.
+    /// run's newest checkpoint with a smaller learning rate (true: it
+    /// rolled back), and when it has rolled back `rnad.max_rollbacks`
+    /// times since it last trained through a checkpoint interval, the run
+    /// stops with an error.
     fn skipped(
         &mut self,
         learner: &mut Learner,
         bad: NonFinite,
         guard: &mut Guard,
+        log: &mut TrainingLog,
         started: Instant,
-    ) -> Result<(), LearnerError> {
+    ) -> Result<bool, LearnerError> {
         let rnad = &self.config.rnad;
         self.hub.metrics.nonfinite_steps_total.inc();
         guard.in_a_row += 1;
@@ -217,15 +230,15 @@ impl Trainer<'_> {
             rnad.max_nonfinite_steps
         );
         if guard.in_a_row < rnad.max_nonfinite_steps {
-            return Ok(());
+            return Ok(false);
         }
-        if guard.rollbacks >= rnad.max_rollbacks {
-            return Err(LearnerError::Diverged {
-                bad,
-                rollbacks: guard.rollbacks,
-            });
+        let rollbacks = learner.state().rollbacks;
+        if rollbacks >= rnad.max_rollbacks {
+            if !log.is_empty() {
+                self.write_training_log(log, learner, started);
+            }
+            return Err(LearnerError::Diverged { bad, rollbacks });
         }
-        guard.rollbacks += 1;
         guard.in_a_row = 0;
         let from = self.roll_back(learner, started)?;
         self.hub.metrics.rollbacks_total.inc();
@@ -234,16 +247,20 @@ impl Trainer<'_> {
             rnad.max_nonfinite_steps,
             learner.state().step,
             learner.state().learning_rate_scale,
-            guard.rollbacks,
+            learner.state().rollbacks,
             rnad.max_rollbacks
         );
-        Ok(())
+        Ok(true)
     }
 
     /// Puts the learner back at the run's newest readable checkpoint (or
     /// its start, where it has none) with its learning rate scaled by
-    /// `rnad.rollback_learning_rate_factor`, cuts the run's logs back to
-    /// it, and publishes it; says where it went.
+    /// `rnad.rollback_learning_rate_factor` and one more roll-back counted,
+    /// checkpoints that at once (so a restarted process goes on from it),
+    /// cuts the run's training log back to it (and its history, where this
+    /// process writes it: in `serve` it is the watcher's, whose lines of
+    /// the abandoned steps readers supersede), and publishes it, making
+    /// every client join again; says where it went.
     fn roll_back(
         &mut self,
         learner: &mut Learner,
@@ -251,6 +268,7 @@ impl Trainer<'_> {
     ) -> Result<String, LearnerError> {
         let scale =
             learner.state().learning_rate_scale * self.config.rnad.rollback_learning_rate_factor;
+        let rollbacks = learner.state().rollbacks + 1;
         let (mut state, from) = match newest_readable(self.config, &self.dir.checkpoints())? {
             Some((path, loaded)) => {
                 if self.evaluation.is_none() {
@@ -264,14 +282,20 @@ impl Trainer<'_> {
             ),
         };
         state.learning_rate_scale = scale;
+        state.rollbacks = rollbacks;
         *learner = Learner::from_state(self.config, state, learner.device())?;
         let step = learner.state().step;
-        self.dir.cut_logs_back_to(Some(step))?;
         if let Some(evaluation) = self.evaluation.as_mut() {
             evaluation.went_back_to(step);
         }
+        self.save(learner, started)?;
+        self.dir
+            .cut_log_back_to(&self.dir.training_log(), Some(step))?;
+        if self.evaluation.is_some() {
+            self.dir.cut_log_back_to(&self.dir.history(), Some(step))?;
+        }
         self.hub
-            .publish(published(learner, self.wall_seconds(started)));
+            .went_back(published(learner, self.wall_seconds(started)));
         self.hub.metrics.step.set(step as i64);
         Ok(from)
     }
@@ -425,13 +449,12 @@ impl Trainer<'_> {
     }
 }
 
-/// The divergence guard's counts within one training loop.
+/// The divergence guard's count within one training loop (the roll-backs
+/// are the learner's state, kept in checkpoints).
 #[derive(Clone, Copy, Debug, Default)]
 struct Guard {
     /// Non-finite steps since the last applied one.
     in_a_row: u64,
-    /// Roll-backs so far.
-    rollbacks: u64,
 }
 
 /// Live progress: a plain line on stderr for a terminal, or an event with

@@ -551,7 +551,7 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
         let info = client.info(proto::context(), PROTOCOL_VERSION).await.unwrap().unwrap();
         let config = Config::from_toml(&info.config_toml, "learner").unwrap();
         assert_eq!(info.config_hash, config_hash(&config));
-        let hello = Hello { protocol: PROTOCOL_VERSION, config_hash: info.config_hash };
+        let hello = Hello { protocol: PROTOCOL_VERSION, config_hash: info.config_hash, learner: info.learner.id };
         let one_decision = |behaviour: &[f32]| {
             let mut game = Trajectory::new(info.version);
             game.push(Decision {
@@ -572,10 +572,13 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
         let err = client.submit(proto::context(), hello.clone(), Submission(vec![short])).await.unwrap().unwrap_err();
         assert!(matches!(&err, ProtoError::BadBatch(m) if m.contains("trajectory 0: obs has 10 entries, expected 11")), "{err}");
 
-        let wrong = Hello { protocol: PROTOCOL_VERSION, config_hash: info.config_hash ^ 1 };
+        let wrong = Hello { config_hash: info.config_hash ^ 1, ..hello };
         let err = client.submit(proto::context(), wrong, Submission::default()).await.unwrap().unwrap_err();
         assert!(err.to_string().contains("kuhn_poker with hidden layers [64, 64]"), "{err}");
-        let old = Hello { protocol: PROTOCOL_VERSION + 1, config_hash: info.config_hash };
+        let old = Hello { protocol: PROTOCOL_VERSION + 1, ..hello };
+        let gone = Hello { learner: info.learner.id ^ 1, ..hello };
+        let err = client.fetch_params(proto::context(), gone, None, vec![]).await.unwrap().unwrap_err();
+        assert!(matches!(err, ProtoError::WentBack { .. }), "{err}");
         let err = client.fetch_params(proto::context(), old, None, vec![]).await.unwrap().unwrap_err();
         assert!(matches!(err, ProtoError::Protocol { .. }), "{err}");
 

@@ -127,6 +127,7 @@ pub async fn join(addr: &str, token: Option<&Token>) -> Result<Joined, ClientErr
     let hello = Hello {
         protocol: PROTOCOL_VERSION,
         config_hash: info.config_hash,
+        learner: info.learner.id,
     };
     Ok(Joined {
         client,

@@ -23,7 +23,7 @@ use crate::net::{NetShape, ParamSet, PublishedSet, ShapeMismatch};
 use crate::trajectory::Trajectory;
 
 /// Bumped whenever a wire type or call changes meaning.
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// Who is calling, and with what protocol and run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +32,10 @@ pub struct Hello {
     pub protocol: u32,
     /// [`config_hash`] of the config the caller works with.
     pub config_hash: u64,
+    /// [`Incarnation::id`] of the learner the caller joined: a learner
+    /// that has since gone back to a checkpoint refuses it, so the caller
+    /// joins again and learns where the learner went back to.
+    pub learner: u64,
 }
 
 /// A refusal from the learner.
@@ -56,6 +60,13 @@ pub enum ProtoError {
     /// A batch that fails validation; nothing of it was used.
     #[error("batch rejected: {0}")]
     BadBatch(String),
+    /// The learner went back to a checkpoint since the caller joined: what
+    /// the caller holds belongs to steps the run abandoned.
+    #[error("the learner went back to its checkpoint at step {step}; join again")]
+    WentBack {
+        /// The step it went back to.
+        step: u64,
+    },
     /// The learner is shutting down.
     #[error("the learner is shutting down")]
     ShuttingDown,
@@ -135,21 +146,23 @@ pub struct RunInfo {
     pub learner: Incarnation,
 }
 
-/// Which learner process serves a run. A learner that restarts is a new
-/// process going on from its checkpoint: what a client kept of the steps
-/// after that (an evaluator's running average) belongs to steps the run
-/// lost, however far the new process has trained by the time the client
+/// Which learner process serves a run, and since when. A learner that
+/// restarts is a new process going on from its checkpoint, and one that
+/// rolls back after diverging goes back to one: what a client kept of the
+/// steps after that (an evaluator's running average) belongs to steps the
+/// run lost, however far the learner has trained by the time the client
 /// looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Incarnation {
-    /// Drawn at random when the process starts.
+    /// Drawn at random when the process starts or rolls back.
     pub id: u64,
-    /// The learner step it started at: its checkpoint's, or 0.
+    /// The learner step it started at or went back to: a checkpoint's, or 0.
     pub resumed_at_step: u64,
 }
 
 impl Incarnation {
-    /// A new learner process's, started at `resumed_at_step`.
+    /// A new learner process's, started at `resumed_at_step` (or a learner's
+    /// after it rolled back there).
     pub fn new(resumed_at_step: u64) -> Incarnation {
         Incarnation {
             id: rand::random(),
@@ -301,6 +314,7 @@ mod tests {
             let hello = Hello {
                 protocol: u32::MAX,
                 config_hash: u64::MAX,
+                learner: u64::MAX,
             };
             let submit = tarpc::ClientMessage::Request(tarpc::Request {
                 context: context(),

@@ -358,3 +358,76 @@ fn a_diverging_run_skips_rolls_back_and_stops_with_an_error_writing_nothing_non_
     let last: serde_json::Value = serde_json::from_str(history.lines().last().unwrap()).unwrap();
     assert_eq!(last["learner_step"], 100);
 }
+
+/// A run that diverges a step after its newest checkpoint: the roll-back
+/// takes it back a step, and what it reports from then on (training log,
+/// progress) starts afresh there; the smaller rate and the roll-back count
+/// are checkpointed at once, so a restart goes on from them and does not
+/// roll back again past `rnad.max_rollbacks`.
+#[test]
+fn a_roll_back_past_applied_steps_starts_the_records_afresh_and_survives_a_restart() {
+    let dir = scratch("faults_roll_back");
+    let config = write_config(&dir, |_| {});
+    let run = dir.join("run");
+    let first = finish(&config, &run, 100, &[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    // A rate of 1000 applies one step from the checkpoint; the next one's
+    // Adam moments overflow.
+    let wild = [
+        "--accept-config-change",
+        "--set",
+        "training_log.interval_steps=1",
+        "--set",
+        "rnad.learning_rate=1e3",
+        "--set",
+        "rnad.clip_gradient=1e30",
+        "--set",
+        "rnad.max_nonfinite_steps=2",
+        "--set",
+        "rnad.max_rollbacks=1",
+    ];
+    let diverged = finish(&config, &run, 300, &wild);
+    let log = stderr(&diverged);
+    assert_eq!(diverged.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("step 101: ")
+            && log.contains("rolled back to")
+            && log.contains("(step 100) with the learning rate scaled by 0.5 (roll-back 1 of 1)"),
+        "{log}"
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(run.join("training.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let steps: Vec<u64> = lines
+        .iter()
+        .map(|l| l["learner_step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        steps.last(),
+        Some(&101),
+        "the step made again after the roll-back"
+    );
+    assert!(
+        steps.windows(2).all(|w| w[0] < w[1]),
+        "cut back, not duplicated: {steps:?}"
+    );
+    let after = lines.last().unwrap();
+    assert_eq!(after["steps"], 1);
+    assert_eq!(after["learning_rate"], 500.0);
+    let speed = after["steps_per_second"].as_f64().unwrap();
+    assert!(speed.is_finite() && speed < 1e7, "{after}");
+    let meta = rnad_common::checkpoint::CheckpointFile::read(
+        &run.join("checkpoints/checkpoint-000000000100.safetensors"),
+    )
+    .unwrap()
+    .meta;
+    assert_eq!((meta.learning_rate_scale, meta.rollbacks), (0.5, 1));
+
+    let again = finish(&config, &run, 300, &wild[1..]);
+    let log = stderr(&again);
+    assert_eq!(again.status.code(), Some(1), "{log}");
+    assert!(!log.contains("rolled back to"), "{log}");
+    assert!(log.contains("after 1 roll-back(s)"), "{log}");
+}
