@@ -138,8 +138,10 @@ pub trait Game: Send + Sync + fmt::Debug {
     fn utility_range(&self) -> (f64, f64);
     /// Whether the returns of every finished game sum to zero.
     fn is_zero_sum(&self) -> bool;
-    /// How private information is dealt.
-    fn hands(&self) -> Hands;
+    /// How private information is dealt, where hands can be enumerated for
+    /// exact evaluation (`None` for games whose hands are too many or whose
+    /// showdowns are not a single pot).
+    fn hands(&self) -> Option<Hands>;
     /// The chance outcomes that deal hand `hands[p]` to each player `p`,
     /// in the order the initial state asks for them.
     fn deal(&self, hands: &[usize]) -> Vec<Action>;

@@ -74,10 +74,10 @@ impl Game for KuhnPoker {
     fn is_zero_sum(&self) -> bool {
         true
     }
-    fn hands(&self) -> Hands {
-        Hands::Cards {
+    fn hands(&self) -> Option<Hands> {
+        Some(Hands::Cards {
             cards: self.cards(),
-        }
+        })
     }
     fn deal(&self, hands: &[usize]) -> Vec<Action> {
         hands.to_vec()

@@ -172,10 +172,10 @@ impl Game for LeducPoker {
     fn is_zero_sum(&self) -> bool {
         true
     }
-    fn hands(&self) -> Hands {
-        Hands::Cards {
+    fn hands(&self) -> Option<Hands> {
+        Some(Hands::Cards {
             cards: self.rules.cards,
-        }
+        })
     }
     fn deal(&self, hands: &[usize]) -> Vec<Action> {
         hands.to_vec()

@@ -174,14 +174,14 @@ impl Game for LiarsDice {
     fn is_zero_sum(&self) -> bool {
         true
     }
-    fn hands(&self) -> Hands {
-        Hands::Independent {
+    fn hands(&self) -> Option<Hands> {
+        Some(Hands::Independent {
             probabilities: self
                 .hands
                 .iter()
                 .map(|h| roll_probability(h, self.rules.sides))
                 .collect(),
-        }
+        })
     }
     fn deal(&self, hands: &[usize]) -> Vec<Action> {
         hands
@@ -397,7 +397,7 @@ mod tests {
             *two.hands,
             [[1, 1], [1, 2], [1, 3], [2, 2], [2, 3], [3, 3]].map(|h| h.to_vec())
         );
-        let Hands::Independent { probabilities } = two.hands() else {
+        let Some(Hands::Independent { probabilities }) = two.hands() else {
             panic!("dice are independent");
         };
         assert_eq!(

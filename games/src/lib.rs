@@ -20,6 +20,7 @@ mod kuhn;
 mod leduc;
 mod liars_dice;
 pub mod spec;
+pub mod universal_poker;
 
 pub mod cfr;
 pub mod exploitability;
@@ -36,3 +37,4 @@ pub use kuhn::KuhnPoker;
 pub use leduc::LeducPoker;
 pub use liars_dice::LiarsDice;
 pub use spec::{GameSpec, ParamValue, SpecError};
+pub use universal_poker::UniversalPoker;

@@ -70,6 +70,12 @@ impl Decision {
 /// Why a game's public tree cannot be built.
 #[derive(Debug, thiserror::Error)]
 pub enum PublicTreeError {
+    /// A game whose private hands cannot be enumerated.
+    #[error("{game}: too many private hands (or side pots) for exact evaluation over hands")]
+    HandsTooMany {
+        /// The game.
+        game: String,
+    },
     /// A public chance move in a game whose hands are drawn independently.
     #[error("{game}: public chance moves are supported only in card games")]
     UnsupportedChance {
@@ -136,7 +142,9 @@ impl std::fmt::Debug for PublicTree {
 impl PublicTree {
     /// Walks every public node of `game` once.
     pub fn build(game: Arc<dyn Game>) -> Result<PublicTree, PublicTreeError> {
-        let hands = game.hands();
+        let hands = game.hands().ok_or_else(|| PublicTreeError::HandsTooMany {
+            game: game.spec().to_string(),
+        })?;
         let mut tree = PublicTree {
             hands,
             nodes: Vec::new(),

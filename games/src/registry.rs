@@ -13,11 +13,15 @@ use serde::{Deserialize, Deserializer};
 use crate::spec::{GameInfo, GameSpec, ParamDomain, SpecError};
 
 /// Every game, in the order help texts list them.
-pub static GAMES: [&GameInfo; 3] = [
+pub static GAMES: [&GameInfo; 4] = [
     &crate::kuhn::INFO,
     &crate::leduc::INFO,
     &crate::liars_dice::INFO,
+    &crate::universal_poker::INFO,
 ];
+
+/// Short names for specs, each standing for its full text.
+pub static ALIASES: [(&str, &str); 1] = [("holdem", crate::universal_poker::HEADS_UP_NO_LIMIT)];
 
 /// The game called `name`.
 pub fn find(name: &str) -> Option<&'static GameInfo> {
@@ -38,6 +42,7 @@ pub fn help() -> String {
             let values = match &p.domain {
                 ParamDomain::Int { min, max } => format!("{min}..={max}"),
                 ParamDomain::Choice(words) => words.join("|"),
+                ParamDomain::Ints { min, max } => format!("space-separated, each {min}..={max}"),
                 ParamDomain::DefaultOnly(v) => format!("only {v} here"),
             };
             let _ = writeln!(
@@ -54,6 +59,10 @@ impl GameSpec {
     /// Parses `text` and checks it against its game's declaration (also the
     /// `FromStr` and `Deserialize` implementations).
     pub fn parse(text: &str) -> Result<GameSpec, SpecError> {
+        let text = ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == text.trim())
+            .map_or(text, |(_, full)| full);
         GameSpec::parse_with(text, find, &names().join(", "))
     }
 }

@@ -28,6 +28,9 @@ pub enum ParamValue {
     Bool(bool),
     /// A word (`reset-face`).
     Str(String),
+    /// A list of integers, written space-separated as OpenSpiel writes
+    /// them (`blind=100 50`).
+    Ints(Vec<i64>),
 }
 
 impl fmt::Display for ParamValue {
@@ -36,6 +39,10 @@ impl fmt::Display for ParamValue {
             ParamValue::Int(v) => write!(f, "{v}"),
             ParamValue::Bool(v) => write!(f, "{v}"),
             ParamValue::Str(v) => f.write_str(v),
+            ParamValue::Ints(values) => {
+                let words: Vec<String> = values.iter().map(i64::to_string).collect();
+                f.write_str(&words.join(" "))
+            }
         }
     }
 }
@@ -113,6 +120,15 @@ pub enum ParamDomain {
     },
     /// One of these words.
     Choice(&'static [&'static str]),
+    /// Two or more space-separated integers, each in `min..=max`. One
+    /// number alone is refused as OpenSpiel refuses it (it reads `1` as an
+    /// integer, not a list).
+    Ints {
+        /// Smallest allowed value.
+        min: i64,
+        /// Largest allowed value.
+        max: i64,
+    },
     /// A parameter OpenSpiel has whose other values this project does not
     /// implement: only OpenSpiel's default is accepted.
     DefaultOnly(ParamValue),
@@ -211,6 +227,14 @@ impl GameSpec {
         }
     }
 
+    /// A list parameter's values.
+    pub fn ints(&self, name: &str) -> Vec<i64> {
+        match self.value(name) {
+            ParamValue::Ints(v) => v,
+            other => panic!("{} parameter {name} is {other}, not a list", self.info.name),
+        }
+    }
+
     /// A word parameter's value.
     pub fn word(&self, name: &str) -> String {
         match self.value(name) {
@@ -269,7 +293,7 @@ impl GameSpec {
             }
             let (key, value) = pair.split_once('=').ok_or_else(malformed)?;
             let (key, value) = (key.trim(), value.trim());
-            if !valid_word(key) || !valid_word(value) {
+            if !valid_word(key) {
                 return Err(malformed());
             }
             let param = info.params.iter().find(|p| p.name == key).ok_or_else(|| {
@@ -284,6 +308,13 @@ impl GameSpec {
                         .join(", "),
                 }
             })?;
+            let is_list = matches!(param.domain, ParamDomain::Ints { .. });
+            let is_list_text = value
+                .split_whitespace()
+                .all(|w| w.chars().all(|c| c.is_ascii_digit() || c == '-'));
+            if !(valid_word(value) || is_list && is_list_text) {
+                return Err(malformed());
+            }
             let value = param.domain.parse(info.name, param.name, value)?;
             if given.insert(param.name, value).is_some() {
                 return Err(SpecError::Duplicate {
@@ -331,11 +362,29 @@ impl ParamDomain {
                 Some(w) => Ok(ParamValue::Str(w.to_string())),
                 None => Err(bad(format!("one of {}", words.join(", ")))),
             },
+            ParamDomain::Ints { min, max } => {
+                let expected = || {
+                    format!(
+                        "two or more space-separated integers from {min} to {max} \
+                         (OpenSpiel reads one number alone as an integer and refuses it: \
+                         repeat it, e.g. `{param}=1 1`; only the values the game needs are used)"
+                    )
+                };
+                let values: Option<Vec<i64>> = text
+                    .split_whitespace()
+                    .map(|w| w.parse::<i64>().ok().filter(|v| (*min..=*max).contains(v)))
+                    .collect();
+                match values {
+                    Some(values) if values.len() >= 2 => Ok(ParamValue::Ints(values)),
+                    _ => Err(bad(expected())),
+                }
+            }
             ParamDomain::DefaultOnly(default) => {
                 let parsed = match default {
                     ParamValue::Bool(_) => text.parse::<bool>().ok().map(ParamValue::Bool),
                     ParamValue::Int(_) => text.parse::<i64>().ok().map(ParamValue::Int),
                     ParamValue::Str(_) => Some(ParamValue::Str(text.to_string())),
+                    ParamValue::Ints(_) => None,
                 };
                 match parsed {
                     Some(v) if v == *default => Ok(v),

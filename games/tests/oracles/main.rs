@@ -10,3 +10,4 @@ mod reference;
 mod exact_values;
 mod head_to_head;
 mod openspiel_fixtures;
+mod playthroughs;
