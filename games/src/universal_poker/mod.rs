@@ -11,7 +11,7 @@
 //!   once its betting has closed. The deck is the lowest `numRanks` ranks in
 //!   the first `numSuits` suits (`c`, `d`, `h`, `s`); chance outcome
 //!   `rank·numSuits + suit` deals that card.
-//! * Player actions are an abstraction of ACPC's bets ([`betting`]): fold
+//! * Player actions are an abstraction of ACPC's bets (see `betting.rs`): fold
 //!   0, check/call 1, and under `fcpa`/`fchpa` a pot-sized bet 2, all-in 3
 //!   and (`fchpa`) half-pot 4; under `fullgame`, action `n ≥ 2` raises to
 //!   `n` chips in all.
