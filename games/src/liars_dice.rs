@@ -336,9 +336,12 @@ impl State for LiarsDiceState {
 
     fn information_state_string(&self, player: usize) -> String {
         let rules = self.rules();
-        let mut s: String = self.dice[player]
-            .iter()
-            .map(|d| char::from(b'0' + d))
+        // A die not rolled yet prints as OpenSpiel's -1.
+        let mut s: String = (0..rules.dice)
+            .map(|i| match self.dice[player].get(i) {
+                Some(d) => char::from(b'0' + d).to_string(),
+                None => "-1".to_string(),
+            })
             .collect();
         for &bid in &self.bids {
             if bid == rules.liar() {

@@ -21,8 +21,8 @@ fn all_seven_card_hands_fall_into_the_published_category_counts() {
     // Straight flush (royal included), quads, full house, flush, straight,
     // trips, two pair, pair, high card; high card first here.
     const PUBLISHED: [u64; 9] = [
-        23_294_460, 58_627_800, 31_433_400, 6_461_620, 6_180_020, 4_047_644, 3_473_184,
-        224_848, 41_584,
+        23_294_460, 58_627_800, 31_433_400, 6_461_620, 6_180_020, 4_047_644, 3_473_184, 224_848,
+        41_584,
     ];
     let mut counts = [0u64; 9];
     // Cards 0..52 as rank * 4 + suit; suit masks built up card by card.
@@ -141,5 +141,8 @@ fn random_hands_compare_as_the_plain_evaluator_compares_them() {
         categories_seen[plain_a.0 as usize] = true;
     }
     // Random hands reach every category but straight flushes (1 in 3,200).
-    assert!(categories_seen[..8].iter().all(|&c| c), "{categories_seen:?}");
+    assert!(
+        categories_seen[..8].iter().all(|&c| c),
+        "{categories_seen:?}"
+    );
 }

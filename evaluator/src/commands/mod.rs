@@ -7,6 +7,7 @@ pub mod eval;
 pub mod export;
 pub mod head_to_head;
 pub mod history;
+pub mod playthrough;
 pub mod plot;
 pub mod reduction;
 pub mod replay_average;
@@ -74,6 +75,9 @@ pub enum Command {
     History(history::HistoryArgs),
     /// Time one exact NashConv and one CFR+ iteration; write the figures.
     Bench(bench::BenchArgs),
+    /// Random games as JSON lines, one per state (history, player, legal
+    /// actions, information states, returns), to replay in OpenSpiel.
+    Playthrough(playthrough::PlaythroughArgs),
 }
 
 impl Cli {
@@ -91,6 +95,7 @@ impl Cli {
             Command::League(args) => head_to_head::run_league(args, out),
             Command::Reduction(args) => reduction::run(args, out),
             Command::Watch(args) => watch::run(args),
+            Command::Playthrough(args) => playthrough::run(args, out),
         }
     }
 }
