@@ -11,3 +11,4 @@ mod exact_values;
 mod head_to_head;
 mod openspiel_fixtures;
 mod playthroughs;
+mod universal_poker_nash_conv;
