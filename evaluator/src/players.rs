@@ -4,6 +4,9 @@
 //! over every information state rather than one per decision).
 //!
 //! * `uniform`: uniform over the legal actions;
+//! * `heuristic`, `call`, `raise`: seed 004's baselines for poker
+//!   ([`rnad_games::headtohead::baselines`]), played state by state (the
+//!   only players of games too large for a public tree, such as hold'em);
 //! * `rules`: the game's rule-based player
 //!   ([`rnad_games::headtohead::rules`]);
 //! * `policy:FILE`: a tabular policy in OpenSpiel's JSON format;
@@ -18,6 +21,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use rnad_common::history::PolicyKind;
+use rnad_games::headtohead::baselines::Baseline;
+use rnad_games::headtohead::sampled::Player;
 use rnad_games::headtohead::{reduced, rules};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::policy_file::read_policy_file;
@@ -35,6 +40,8 @@ pub enum PlayerSpec {
     Uniform,
     /// The game's rule-based player.
     Rules,
+    /// One of seed 004's poker baselines other than uniform.
+    Baseline(Baseline),
     /// A tabular policy file.
     Policy(PathBuf),
     /// A checkpoint's policy of one kind.
@@ -69,6 +76,7 @@ impl FromStr for PlayerSpec {
         match s.split_once(':') {
             None if s == "uniform" => Ok(PlayerSpec::Uniform),
             None if s == "rules" => Ok(PlayerSpec::Rules),
+            None if s.parse::<Baseline>().is_ok() => Ok(PlayerSpec::Baseline(s.parse().expect("checked"))),
             Some(("policy", rest)) => Ok(PlayerSpec::Policy(file(rest)?)),
             Some(("reduced", rest)) => Ok(PlayerSpec::Reduced(file(rest)?)),
             Some(("checkpoint", rest)) => {
@@ -84,7 +92,7 @@ impl FromStr for PlayerSpec {
                 })
             }
             _ => Err(UnknownPlayer(format!(
-                "unknown player {s:?}: use uniform, rules, policy:FILE, checkpoint:FILE[:KIND] or reduced:FILE"
+                "unknown player {s:?}: use uniform, heuristic, call, raise, rules, policy:FILE, checkpoint:FILE[:KIND] or reduced:FILE"
             ))),
         }
     }
@@ -95,6 +103,7 @@ impl fmt::Display for PlayerSpec {
         match self {
             PlayerSpec::Uniform => f.write_str("uniform"),
             PlayerSpec::Rules => f.write_str("rules"),
+            PlayerSpec::Baseline(b) => write!(f, "{b}"),
             PlayerSpec::Policy(path) => write!(f, "policy:{}", path.display()),
             PlayerSpec::Checkpoint { path, kind } => {
                 write!(f, "checkpoint:{}:{kind}", path.display())
@@ -123,6 +132,9 @@ impl<'t> Tabulator<'t> {
         match player {
             PlayerSpec::Uniform => Ok(TabularPolicy::uniform(tree)),
             PlayerSpec::Rules => Ok(rules::policy(tree)),
+            PlayerSpec::Baseline(_) => Err(EvaluatorError::Usage(format!(
+                "{player} plays state by state, not as a table: it is a player of `match` only"
+            ))),
             PlayerSpec::Policy(path) => Ok(read_policy_file(tree, path)?),
             PlayerSpec::Checkpoint { path, kind } => self.checkpoint(path, *kind),
             PlayerSpec::Reduced(path) => reduced_from_file(tree, path),
@@ -175,4 +187,19 @@ fn reduced_from_file(tree: &PublicTree, path: &Path) -> Result<TabularPolicy, Ev
             source,
         })?;
     Ok(reduced::reduced_policy(tree, &small_tree, &small_policy))
+}
+
+impl PlayerSpec {
+    /// This player as one that decides state by state, for games without a
+    /// public tree; only the baselines are such players so far.
+    pub fn state_player(&self) -> Result<Box<dyn Player>, EvaluatorError> {
+        match self {
+            PlayerSpec::Uniform => Ok(Box::new(Baseline::Uniform)),
+            PlayerSpec::Baseline(b) => Ok(Box::new(*b)),
+            other => Err(EvaluatorError::Usage(format!(
+                "{other} needs the game's public tree, which this game is too large for: \
+                 its players are uniform, heuristic, call and raise"
+            ))),
+        }
+    }
 }

@@ -14,8 +14,9 @@ use super::{build_tree, emit, game_help};
 use crate::error::EvaluatorError;
 use crate::output::write_atomically;
 use crate::players::{PlayerSpec, Tabulator};
+use rnad_games::headtohead::sampled::{play_duplicate, DuplicateReport};
 use rnad_games::headtohead::stats::PlayerResult;
-use rnad_games::headtohead::{play_match, MatchReport, Mode};
+use rnad_games::headtohead::{chips_per_big_blind, play_match, MatchReport, Mode};
 
 /// Arguments of `match`.
 #[derive(Debug, Args)]
@@ -23,7 +24,8 @@ pub struct MatchArgs {
     /// The game.
     #[arg(long, long_help = game_help())]
     pub game: GameSpec,
-    /// One player per seat, comma-separated: uniform, rules, policy:FILE,
+    /// One player per seat, comma-separated: uniform, heuristic, call,
+    /// raise (seed 004's poker baselines, played state by state), rules, policy:FILE,
     /// `checkpoint:FILE[:KIND]` (KIND online, target, target_postprocessed or
     /// reg; default target_postprocessed), reduced:FILE (a Leduc policy for
     /// fewer players, through seed 002's opponent-action abstraction).
@@ -48,6 +50,14 @@ pub struct MatchArgs {
 
 /// Runs `match`.
 pub fn run_match(args: &MatchArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
+    let state_by_state = args.game.load().hands().is_none()
+        || args
+            .players
+            .iter()
+            .any(|p| matches!(p, PlayerSpec::Baseline(_)));
+    if state_by_state {
+        return run_duplicate(args, out);
+    }
     let tree = build_tree(&args.game)?;
     if args.players.len() != tree.num_players() {
         return Err(EvaluatorError::Usage(format!(
@@ -84,6 +94,69 @@ pub fn run_match(args: &MatchArgs, out: &mut dyn Write) -> Result<(), EvaluatorE
     } else {
         emit(out, &describe(&report))
     }
+}
+
+/// `match` played state by state: games too large for a public tree, and
+/// the poker baselines.
+fn run_duplicate(args: &MatchArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
+    let game = args.game.load();
+    if args.players.len() != game.num_players() {
+        return Err(EvaluatorError::Usage(format!(
+            "--players lists {} players; {} has {} seats: give one player per seat",
+            args.players.len(),
+            args.game,
+            game.num_players()
+        )));
+    }
+    if args.exact {
+        return Err(EvaluatorError::Usage(format!(
+            "--exact walks the public tree; {} is played state by state: leave --exact out",
+            args.game
+        )));
+    }
+    if args.deals == 0 {
+        return Err(EvaluatorError::Usage("--deals must be at least 1".into()));
+    }
+    let mut players = args
+        .players
+        .iter()
+        .map(PlayerSpec::state_player)
+        .collect::<Result<Vec<_>, _>>()?;
+    let names: Vec<String> = args.players.iter().map(ToString::to_string).collect();
+    let big_blind = chips_per_big_blind(&args.game).unwrap_or(1.0);
+    let report = play_duplicate(
+        game.as_ref(),
+        &names,
+        &mut players,
+        args.deals,
+        args.seed,
+        big_blind,
+    );
+    if args.json {
+        emit(
+            out,
+            &serde_json::to_string(&report).expect("report serialises"),
+        )
+    } else {
+        emit(out, &describe_duplicate(&report))
+    }
+}
+
+/// A state-by-state match report as a table, in big blinds per game.
+fn describe_duplicate(report: &DuplicateReport) -> String {
+    let mut lines = vec![format!(
+        "{}: {} deals x {} seatings = {} games, {:.0} games/s; big blinds per game with 95% interval over deals (big blind {} chips)",
+        report.game, report.deals, report.seatings, report.games, report.games_per_second, report.big_blind
+    )];
+    for (raw, equity) in report.raw.iter().zip(&report.all_in_equity) {
+        let bb = |r: &PlayerResult| (r.mean / report.big_blind, r.ci95 / report.big_blind);
+        let ((m, c), (em, ec)) = (bb(raw), bb(equity));
+        lines.push(format!(
+            "  {:<24} {m:+.3} ± {c:.3} bb/g   all-in equity: {em:+.3} ± {ec:.3} bb/g",
+            raw.name
+        ));
+    }
+    lines.join("\n")
 }
 
 /// A match report as a table.

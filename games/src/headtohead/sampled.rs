@@ -1,0 +1,190 @@
+//! Duplicate matches for games too large for a public tree (hold'em):
+//! players that act from a state alone, each deal's chance moves fixed by
+//! its own random stream so that every seating sees the same cards in the
+//! same seats, and beside the raw payoffs an all-in-equity estimate: when
+//! no decision is left before the board is complete, the rest of the board
+//! is averaged over instead of dealt once (exactly where the run-outs are
+//! few, by sampling otherwise), which removes the luck of the run-out
+//! without changing the expectation.
+
+use std::time::Instant;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::play::action_rng;
+use super::seating::seatings;
+use super::stats::{PlayerResult, Tally};
+use crate::sampling::inverse_cdf;
+use crate::{Action, Game, State, Turn};
+
+/// A player that decides from the state it is in: a baseline, a network,
+/// a tabular policy looked up by information state.
+pub trait Player: Send {
+    /// The probability of each of `legal` (in that order) at `state`, where
+    /// the player to act is this player.
+    fn policy(&mut self, state: &dyn State, legal: &[Action]) -> Vec<f64>;
+}
+
+/// Run-outs averaged exactly up to this many, sampled beyond.
+const EXACT_RUN_OUTS: usize = 2_000;
+/// Run-outs sampled when there are more than [`EXACT_RUN_OUTS`].
+const SAMPLED_RUN_OUTS: usize = 500;
+
+/// A duplicate match's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct DuplicateReport {
+    /// The game.
+    pub game: String,
+    /// Deals played, each in every seating.
+    pub deals: usize,
+    /// Seatings per deal.
+    pub seatings: usize,
+    /// Games played.
+    pub games: usize,
+    /// Games per second.
+    pub games_per_second: f64,
+    /// The big blind in chips (results in big blinds divide by it).
+    pub big_blind: f64,
+    /// Each player's raw result (chips per game; mbb per game).
+    pub raw: Vec<PlayerResult>,
+    /// Each player's result with all-in run-outs replaced by their
+    /// expectation.
+    pub all_in_equity: Vec<PlayerResult>,
+}
+
+/// Plays every seating of `players` (named `names`) on `deals` deals drawn
+/// from `seed`.
+pub fn play_duplicate(
+    game: &dyn Game,
+    names: &[String],
+    players: &mut [Box<dyn Player>],
+    deals: usize,
+    seed: u64,
+    big_blind: f64,
+) -> DuplicateReport {
+    let seats = game.num_players();
+    assert_eq!(players.len(), seats, "one player per seat");
+    let seatings = seatings(seats);
+    let mut raw = Tally::new(seats, seats, deals);
+    let mut equity = Tally::new(seats, seats, deals);
+    let started = Instant::now();
+    for deal in 0..deals {
+        for (s, seating) in seatings.iter().enumerate() {
+            let mut chance = chance_rng(seed, deal);
+            let mut actions = action_rng(seed, deal, s);
+            let mut state = game.new_initial_state();
+            let mut run_out_value = None;
+            loop {
+                match state.turn() {
+                    Turn::Terminal => break,
+                    Turn::Chance => {
+                        if run_out_value.is_none() && no_decision_left(state.as_ref()) {
+                            run_out_value = Some(expected_run_out(state.as_ref(), seed, deal));
+                        }
+                        let outcome = inverse_cdf(chance.random::<f64>(), state.chance_outcomes());
+                        state.apply_action(outcome);
+                    }
+                    Turn::Player(p) => {
+                        let legal = state.legal_actions();
+                        let probs = players[seating[p]].policy(state.as_ref(), &legal);
+                        let pick = inverse_cdf(
+                            actions.random::<f64>(),
+                            legal.iter().copied().zip(probs.iter().copied()),
+                        );
+                        state.apply_action(pick);
+                    }
+                }
+            }
+            let returns = state.returns();
+            raw.record(deal, seating, &returns);
+            equity.record(deal, seating, run_out_value.as_deref().unwrap_or(&returns));
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let games = deals * seatings.len();
+    DuplicateReport {
+        game: game.spec().to_string(),
+        deals,
+        seatings: seatings.len(),
+        games,
+        games_per_second: games as f64 / seconds.max(1e-9),
+        big_blind,
+        raw: raw.results(names, Some(big_blind)),
+        all_in_equity: equity.results(names, Some(big_blind)),
+    }
+}
+
+/// The chance stream of a deal: the same in every seating, so the k-th
+/// card dealt is the same whoever sits where.
+fn chance_rng(seed: u64, deal: usize) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xDEA1_DEA1_DEA1_DEA1);
+    rng.set_stream(deal as u64);
+    rng
+}
+
+/// Whether the game goes to its end through chance alone from here (the
+/// players are all in, or everyone but one is).
+fn no_decision_left(state: &dyn State) -> bool {
+    let mut probe = state.clone_box();
+    loop {
+        match probe.turn() {
+            Turn::Terminal => return true,
+            Turn::Player(_) => return false,
+            Turn::Chance => {
+                let first = probe.chance_outcomes()[0].0;
+                probe.apply_action(first);
+            }
+        }
+    }
+}
+
+/// The expected returns over every run-out of the chance moves left from
+/// `state` (where no decision is left): all of them when they are few, a
+/// seeded sample of them otherwise.
+fn expected_run_out(state: &dyn State, seed: u64, deal: usize) -> Vec<f64> {
+    let mut count = 1usize;
+    let mut probe = state.clone_box();
+    while probe.turn() == Turn::Chance {
+        let outcomes = probe.chance_outcomes();
+        count = count.saturating_mul(outcomes.len());
+        probe.apply_action(outcomes[0].0);
+    }
+    if count <= EXACT_RUN_OUTS {
+        return exact_run_out(state);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0E0E_0E0E_0E0E_0E0E);
+    rng.set_stream(deal as u64);
+    let mut total = vec![0.0; probe.returns().len()];
+    for _ in 0..SAMPLED_RUN_OUTS {
+        let mut run = state.clone_box();
+        while run.turn() == Turn::Chance {
+            let outcome = inverse_cdf(rng.random::<f64>(), run.chance_outcomes());
+            run.apply_action(outcome);
+        }
+        for (t, r) in total.iter_mut().zip(run.returns()) {
+            *t += r;
+        }
+    }
+    total.iter().map(|t| t / SAMPLED_RUN_OUTS as f64).collect()
+}
+
+/// The expectation of the returns over every chance move left.
+fn exact_run_out(state: &dyn State) -> Vec<f64> {
+    if state.turn() != Turn::Chance {
+        return state.returns();
+    }
+    let outcomes = state.chance_outcomes();
+    let mut total = Vec::new();
+    for (outcome, p) in outcomes {
+        let mut child = state.clone_box();
+        child.apply_action(outcome);
+        let values = exact_run_out(child.as_ref());
+        total.resize(values.len(), 0.0);
+        for (t, v) in total.iter_mut().zip(values) {
+            *t += p * v;
+        }
+    }
+    total
+}
