@@ -292,6 +292,80 @@ fn playthroughs_list_every_state_of_each_game_and_repeat_for_a_seed() {
 }
 
 #[test]
+fn hold_em_matches_log_acpc_hands_that_replay_to_the_same_payoffs() {
+    let dir = scratch_dir("acpc-log");
+    let log = dir.join("hands.log");
+    let log_arg = log.to_str().unwrap();
+    let played = evaluator(&[
+        "match",
+        "--game",
+        "holdem",
+        "--players",
+        "heuristic,raise",
+        "--deals",
+        "200",
+        "--seed",
+        "3",
+        "--json",
+        "--log",
+        log_arg,
+    ]);
+    assert!(played.status.success(), "{played:?}");
+    let report: Value = serde_json::from_slice(&played.stdout).unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().count(), 400, "one line per game");
+    assert!(text.lines().all(|l| l.starts_with("STATE:")));
+    let replayed = evaluator(&["replay-log", "--game", "holdem", "--log", log_arg]);
+    assert!(replayed.status.success(), "{replayed:?}");
+    let summary = String::from_utf8_lossy(&replayed.stdout);
+    assert!(
+        summary.contains("400 hands, every payoff as the engine pays it"),
+        "{summary}"
+    );
+    // The log's totals are the match's mean in chips.
+    let mean = report["raw"][0]["mean"].as_f64().unwrap();
+    assert!(
+        summary.contains(&format!("({:+.2} per hand)", mean)),
+        "{summary} {mean}"
+    );
+    // A line whose payoffs were changed, or that is cut short, is refused by
+    // file and line.
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[6] = {
+        let fields: Vec<&str> = lines[6].split(':').collect();
+        let mut payoffs: Vec<f64> = fields[4].split('|').map(|p| p.parse().unwrap()).collect();
+        payoffs[0] += 1.0;
+        payoffs[1] -= 1.0;
+        let payoffs: Vec<String> = payoffs.iter().map(f64::to_string).collect();
+        format!(
+            "{}:{}:{}:{}:{}:{}",
+            fields[0],
+            fields[1],
+            fields[2],
+            fields[3],
+            payoffs.join("|"),
+            fields[5]
+        )
+    };
+    std::fs::write(&log, lines.join("\n")).unwrap();
+    let refused = evaluator(&["replay-log", "--game", "holdem", "--log", log_arg]);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains(&format!("{log_arg}:7: the line pays")),
+        "{stderr}"
+    );
+    lines[6] = "STATE:6:r5000".into();
+    std::fs::write(&log, lines.join("\n")).unwrap();
+    let refused = evaluator(&["replay-log", "--game", "holdem", "--log", log_arg]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains(&format!("{log_arg}:7: expected STATE:")),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn solve_writes_a_policy_that_eval_reads_back() {
     let dir = scratch_dir("solve");
     let out = dir.join("kuhn.json");

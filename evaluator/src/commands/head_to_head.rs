@@ -17,6 +17,8 @@ use crate::players::{PlayerSpec, Tabulator};
 use rnad_games::headtohead::sampled::{play_duplicate, DuplicateReport};
 use rnad_games::headtohead::stats::PlayerResult;
 use rnad_games::headtohead::{chips_per_big_blind, play_match, MatchReport, Mode};
+use rnad_games::universal_poker::acpc_log::log_line;
+use rnad_games::universal_poker::UniversalPoker;
 
 /// Arguments of `match`.
 #[derive(Debug, Args)]
@@ -46,6 +48,11 @@ pub struct MatchArgs {
     /// name, mean, ci95, per_seat) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Write every hand to FILE in the ACPC log format
+    /// (`STATE:<hand>:<betting>:<cards>:<payoffs>:<players>`;
+    /// universal_poker games).
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
 }
 
 /// Runs `match`.
@@ -124,14 +131,34 @@ fn run_duplicate(args: &MatchArgs, out: &mut dyn Write) -> Result<(), EvaluatorE
         .collect::<Result<Vec<_>, _>>()?;
     let names: Vec<String> = args.players.iter().map(ToString::to_string).collect();
     let big_blind = chips_per_big_blind(&args.game).unwrap_or(1.0);
+    let poker = match (&args.log, args.game.name()) {
+        (None, _) => None,
+        (Some(_), "universal_poker") => Some(UniversalPoker::new(args.game.clone())),
+        (Some(_), other) => {
+            return Err(EvaluatorError::Usage(format!(
+            "--log writes ACPC hand histories, which only universal_poker games have, not {other}"
+        )))
+        }
+    };
+    let mut lines = Vec::new();
+    let mut record = |_deal: usize, seating: &[usize], history: &[usize], _returns: &[f64]| {
+        if let Some(poker) = &poker {
+            let seated: Vec<String> = seating.iter().map(|&p| names[p].clone()).collect();
+            lines.push(log_line(poker, history, lines.len() as u64, &seated));
+        }
+    };
     let report = play_duplicate(
         game.as_ref(),
         &names,
         &mut players,
-        args.deals,
-        args.seed,
+        (args.deals, args.seed),
         big_blind,
+        &mut record,
     );
+    if let Some(path) = &args.log {
+        lines.push(String::new());
+        write_atomically(path, lines.join("\n").as_bytes())?;
+    }
     if args.json {
         emit(
             out,

@@ -11,6 +11,7 @@ pub mod playthrough;
 pub mod plot;
 pub mod reduction;
 pub mod replay_average;
+pub mod replay_log;
 pub mod solve;
 pub mod watch;
 
@@ -78,6 +79,9 @@ pub enum Command {
     /// Random games as JSON lines, one per state (history, player, legal
     /// actions, information states, returns), to replay in OpenSpiel.
     Playthrough(playthrough::PlaythroughArgs),
+    /// Replay an ACPC hand-history log through the engine, checking every
+    /// payoff; each player's total.
+    ReplayLog(replay_log::ReplayLogArgs),
 }
 
 impl Cli {
@@ -96,6 +100,7 @@ impl Cli {
             Command::Reduction(args) => reduction::run(args, out),
             Command::Watch(args) => watch::run(args),
             Command::Playthrough(args) => playthrough::run(args, out),
+            Command::ReplayLog(args) => replay_log::run(args, out),
         }
     }
 }

@@ -54,15 +54,20 @@ pub struct DuplicateReport {
     pub all_in_equity: Vec<PlayerResult>,
 }
 
+/// What a match shows of each finished game: the deal, the seating
+/// (`seating[seat]` indexes the players), every action (chance included)
+/// and the returns by seat.
+pub type GameRecord<'a> = dyn FnMut(usize, &[usize], &[Action], &[f64]) + 'a;
+
 /// Plays every seating of `players` (named `names`) on `deals` deals drawn
-/// from `seed`.
+/// from `seed`, showing each finished game to `record`.
 pub fn play_duplicate(
     game: &dyn Game,
     names: &[String],
     players: &mut [Box<dyn Player>],
-    deals: usize,
-    seed: u64,
+    (deals, seed): (usize, u64),
     big_blind: f64,
+    record: &mut GameRecord<'_>,
 ) -> DuplicateReport {
     let seats = game.num_players();
     assert_eq!(players.len(), seats, "one player per seat");
@@ -76,6 +81,7 @@ pub fn play_duplicate(
             let mut actions = action_rng(seed, deal, s);
             let mut state = game.new_initial_state();
             let mut run_out_value = None;
+            let mut history = Vec::new();
             loop {
                 match state.turn() {
                     Turn::Terminal => break,
@@ -85,6 +91,7 @@ pub fn play_duplicate(
                         }
                         let outcome = inverse_cdf(chance.random::<f64>(), state.chance_outcomes());
                         state.apply_action(outcome);
+                        history.push(outcome);
                     }
                     Turn::Player(p) => {
                         let legal = state.legal_actions();
@@ -94,10 +101,12 @@ pub fn play_duplicate(
                             legal.iter().copied().zip(probs.iter().copied()),
                         );
                         state.apply_action(pick);
+                        history.push(pick);
                     }
                 }
             }
             let returns = state.returns();
+            record(deal, seating, &history, &returns);
             raw.record(deal, seating, &returns);
             equity.record(deal, seating, run_out_value.as_deref().unwrap_or(&returns));
         }

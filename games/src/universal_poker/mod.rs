@@ -23,6 +23,7 @@
 //! plays something broken (limit betting with `fullgame` lists action 0
 //! twice and no raise), the spec is refused with the reason instead.
 
+pub mod acpc_log;
 mod betting;
 mod params;
 pub mod ranking;

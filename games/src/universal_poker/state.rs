@@ -95,6 +95,32 @@ impl UniversalPokerState {
         format!("{}{}", RANK_CHARS[rank] as char, SUIT_CHARS[suit] as char)
     }
 
+    /// The deck index of the card written `rank` `suit` (`T`, `s`).
+    pub fn card_id(&self, rank: char, suit: char) -> Option<Action> {
+        let rank = RANK_CHARS.iter().position(|&r| r as char == rank)?;
+        let suit = SUIT_CHARS.iter().position(|&s| s as char == suit)?;
+        (rank < self.rules.ranks && suit < self.rules.suits)
+            .then_some(rank * self.rules.suits + suit)
+    }
+
+    /// The legal action that makes ACPC's move `letter` (`f`, `c`, `r`)
+    /// with raise-to `size` (empty for limit raises), if there is one.
+    pub fn action_for(&self, letter: char, size: &str) -> Option<Action> {
+        let legal = self.legal_actions();
+        let wanted = match letter {
+            'f' => Bet::Fold,
+            'c' => Bet::Call,
+            'r' if self.rules.limit && size.is_empty() => Bet::Raise(0),
+            'r' if !self.rules.limit => Bet::Raise(size.parse().ok()?),
+            _ => return None,
+        };
+        legal.into_iter().find(|&a| self.bet_of(a).0 == wanted)
+    }
+
+    pub(crate) fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
     fn rank_suit(&self, card: u8) -> (usize, usize) {
         let card = card as usize;
         (card / self.rules.suits, card % self.rules.suits)
@@ -138,7 +164,7 @@ impl UniversalPokerState {
 
     /// The betting of `round` as ACPC writes it: `f`, `c`, `r<raise-to>`
     /// (`r` alone in limit games).
-    fn betting_text(&self, round: usize, out: &mut String) {
+    pub(crate) fn betting_text(&self, round: usize, out: &mut String) {
         for bet in self.betting.bets_in(round) {
             match bet {
                 Bet::Fold => out.push('f'),
