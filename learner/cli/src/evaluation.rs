@@ -24,7 +24,20 @@ pub struct LocalEvaluation {
 impl LocalEvaluation {
     /// The judge of the opened run: its evaluator goes on from the average
     /// the resumed checkpoint kept, and its metrics join the run's registry.
-    pub fn new(config: &Config, opened: &mut Opened) -> Result<LocalEvaluation, EvaluatorError> {
+    /// None for a game too large for exact evaluation (hold'em), which
+    /// trains unjudged: its checkpoints are judged by `rnad-evaluator match`.
+    pub fn new(
+        config: &Config,
+        opened: &mut Opened,
+    ) -> Result<Option<LocalEvaluation>, EvaluatorError> {
+        if config.game.load().hands().is_none() {
+            tracing::warn!(
+                game = %config.game,
+                "no exact evaluation: the game is too large for a public tree; training runs \
+                 unjudged, play its checkpoints with `rnad-evaluator match`"
+            );
+            return Ok(None);
+        }
         let learner = &opened.resumed.learner;
         let mut evaluator = RunEvaluator::new(config, learner.shape().clone(), None)?;
         // A learner that rolls back to a checkpoint finds the average as it
@@ -32,7 +45,7 @@ impl LocalEvaluation {
         evaluator.keep_sums_at_checkpoints(config.checkpoint.interval_steps);
         evaluator.resume_average(opened.resumed.target_average.take(), learner.state().step);
         let metrics = EvaluatorMetrics::in_registry(opened.hub.metrics.registry.clone());
-        Ok(LocalEvaluation { evaluator, metrics })
+        Ok(Some(LocalEvaluation { evaluator, metrics }))
     }
 }
 

@@ -16,6 +16,7 @@ use rnad_actor::worker::{self, WorkerOptions};
 use rnad_common::config::Config;
 use rnad_common::shutdown::Shutdown;
 use rnad_learner::error::LearnerError;
+use rnad_learner::evaluate::Evaluate;
 use rnad_learner::resume::{open, OpenOptions, Opened};
 use rnad_learner::serve::{run_serve, ServeOptions};
 use rnad_learner::service::ServiceLimits;
@@ -68,7 +69,7 @@ pub fn run_local(
     let result = run_serve(
         &config,
         opened,
-        Some(Box::new(evaluation)),
+        evaluation.map(|e| Box::new(e) as Box<dyn Evaluate>),
         serve,
         shutdown,
         |bound, start_step| {
@@ -104,7 +105,7 @@ pub fn run_local(
 fn run_lockstep(
     config: &Config,
     opened: Opened,
-    evaluation: LocalEvaluation,
+    evaluation: Option<LocalEvaluation>,
     train: &TrainOptions,
     options: &LocalOptions,
     shutdown: &Shutdown,
@@ -130,7 +131,7 @@ fn run_lockstep(
         hub: &hub,
         source: Source::Lockstep(Box::new(LockstepActor::new(config, &resumed.actor_rngs))),
         wall_offset: resumed.wall_offset,
-        evaluation: Some(Box::new(evaluation)),
+        evaluation: evaluation.map(|e| Box::new(e) as Box<dyn Evaluate>),
         target_average: resumed.target_average,
     };
     Ok(trainer.run(&mut learner, train, shutdown)?)
