@@ -366,6 +366,48 @@ fn hold_em_matches_log_acpc_hands_that_replay_to_the_same_payoffs() {
 }
 
 #[test]
+fn lbr_exploits_baselines_and_refuses_players_without_a_policy_for_every_hand() {
+    let output = evaluator(&[
+        "lbr",
+        "--game",
+        "universal_poker",
+        "--player",
+        "call",
+        "--hands",
+        "2000",
+        "--seed",
+        "2",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["hands"], 2000);
+    // Always calling is exploitable: LBR wins clearly.
+    let (mean, ci95) = (
+        report["mbb_per_hand"].as_f64().unwrap(),
+        report["ci95_mbb"].as_f64().unwrap(),
+    );
+    assert!(mean - ci95 > 0.0, "{report}");
+    for (args, expected) in [
+        (
+            &["--player", "policy:p.json"][..],
+            "lbr needs the player's policy for every hand it might hold",
+        ),
+        (
+            &["--player", "call", "--bets", "1,2"][..],
+            "use fc, fcpa, fchpa or raise action ids",
+        ),
+    ] {
+        let refused = evaluator(&[&["lbr", "--game", "holdem", "--hands", "1"][..], args].concat());
+        assert!(!refused.status.success());
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+    let refused = evaluator(&["lbr", "--game", "leduc_poker", "--player", "call"]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("plays universal_poker games"));
+}
+
+#[test]
 fn solve_writes_a_policy_that_eval_reads_back() {
     let dir = scratch_dir("solve");
     let out = dir.join("kuhn.json");

@@ -7,6 +7,7 @@ pub mod eval;
 pub mod export;
 pub mod head_to_head;
 pub mod history;
+pub mod lbr;
 pub mod playthrough;
 pub mod plot;
 pub mod reduction;
@@ -82,6 +83,9 @@ pub enum Command {
     /// Replay an ACPC hand-history log through the engine, checking every
     /// payoff; each player's total.
     ReplayLog(replay_log::ReplayLogArgs),
+    /// Local best response against a heads-up poker player: a lower bound
+    /// on its exploitability, in mbb/hand.
+    Lbr(lbr::LbrArgs),
 }
 
 impl Cli {
@@ -101,6 +105,7 @@ impl Cli {
             Command::Watch(args) => watch::run(args),
             Command::Playthrough(args) => playthrough::run(args, out),
             Command::ReplayLog(args) => replay_log::run(args, out),
+            Command::Lbr(args) => lbr::run(args, out),
         }
     }
 }

@@ -25,6 +25,7 @@
 
 pub mod acpc_log;
 mod betting;
+pub mod lbr;
 mod params;
 pub mod ranking;
 mod state;

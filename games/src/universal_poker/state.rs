@@ -73,6 +73,21 @@ impl UniversalPokerState {
         &self.hole[p][..dealt]
     }
 
+    /// Cards not dealt yet, as a bit set of deck indices.
+    pub fn undealt(&self) -> u64 {
+        self.deck
+    }
+
+    /// Board cards still to come if the hand goes to a showdown.
+    pub fn board_cards_to_come(&self) -> usize {
+        self.rules.total_board_cards() - self.boards_dealt
+    }
+
+    /// Hole cards each player holds.
+    pub fn hole_cards_per_player(&self) -> usize {
+        self.rules.hole_cards
+    }
+
     /// The board dealt so far (deck indices, in dealing order).
     pub fn board_cards(&self) -> &[u8] {
         &self.board[..self.boards_dealt]
@@ -93,6 +108,24 @@ impl UniversalPokerState {
     pub fn card_text(&self, card: u8) -> String {
         let (rank, suit) = self.rank_suit(card);
         format!("{}{}", RANK_CHARS[rank] as char, SUIT_CHARS[suit] as char)
+    }
+
+    /// This state with player `p`'s hole cards replaced by `cards` (deck
+    /// indices, as many as it holds): what `p` would see holding them. The
+    /// cards must not be on the board or in another player's hand.
+    pub fn with_hole_cards(&self, p: usize, cards: &[u8]) -> UniversalPokerState {
+        let mut other = self.clone();
+        let held = self.hole_cards(p);
+        assert_eq!(cards.len(), held.len(), "as many hole cards as dealt");
+        for (slot, &card) in other.hole[p].iter_mut().zip(cards) {
+            other.deck |= 1 << *slot;
+            *slot = card;
+        }
+        for &card in cards {
+            assert!(other.deck & (1 << card) != 0, "card {card} is not free");
+            other.deck &= !(1 << card);
+        }
+        other
     }
 
     /// The deck index of the card written `rank` `suit` (`T`, `s`).
@@ -139,8 +172,14 @@ impl UniversalPokerState {
     }
 
     fn strength_with(&self, hole: &[u8]) -> u32 {
+        self.strength_with_board(hole, &[])
+    }
+
+    /// The strength of a hand of `hole` cards with the board dealt so far
+    /// and `more_board` cards.
+    pub fn strength_with_board(&self, hole: &[u8], more_board: &[u8]) -> u32 {
         let mut by_suit = [0u16; 4];
-        for &card in hole.iter().chain(self.board_cards()) {
+        for &card in hole.iter().chain(self.board_cards()).chain(more_board) {
             let (rank, suit) = self.rank_suit(card);
             by_suit[suit] |= 1 << rank;
         }
