@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use rnad_common::history::PolicyKind;
 use rnad_games::policy::TabularPolicy;
-use rnad_games::GameSpec;
+use rnad_games::{Game, GameSpec};
 use serde_json::json;
 
 use super::{build_tree, emit, game_help};
@@ -57,23 +57,24 @@ pub struct MatchArgs {
 
 /// Runs `match`.
 pub fn run_match(args: &MatchArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
-    let state_by_state = args.game.load().hands().is_none()
+    let game = args.game.load();
+    if args.players.len() != game.num_players() {
+        return Err(EvaluatorError::Usage(format!(
+            "--players lists {} players; {} has {} seats: give one player per seat",
+            args.players.len(),
+            args.game,
+            game.num_players()
+        )));
+    }
+    let state_by_state = game.hands().is_none()
         || args
             .players
             .iter()
             .any(|p| matches!(p, PlayerSpec::Baseline(_)));
     if state_by_state {
-        return run_duplicate(args, out);
+        return run_duplicate(args, game.as_ref(), out);
     }
     let tree = build_tree(&args.game)?;
-    if args.players.len() != tree.num_players() {
-        return Err(EvaluatorError::Usage(format!(
-            "--players lists {} players; {} has {} seats: give one player per seat",
-            args.players.len(),
-            args.game,
-            tree.num_players()
-        )));
-    }
     if !args.exact && args.deals == 0 {
         return Err(EvaluatorError::Usage("--deals must be at least 1".into()));
     }
@@ -105,16 +106,11 @@ pub fn run_match(args: &MatchArgs, out: &mut dyn Write) -> Result<(), EvaluatorE
 
 /// `match` played state by state: games too large for a public tree, and
 /// the poker baselines.
-fn run_duplicate(args: &MatchArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
-    let game = args.game.load();
-    if args.players.len() != game.num_players() {
-        return Err(EvaluatorError::Usage(format!(
-            "--players lists {} players; {} has {} seats: give one player per seat",
-            args.players.len(),
-            args.game,
-            game.num_players()
-        )));
-    }
+fn run_duplicate(
+    args: &MatchArgs,
+    game: &dyn Game,
+    out: &mut dyn Write,
+) -> Result<(), EvaluatorError> {
     if args.exact {
         return Err(EvaluatorError::Usage(format!(
             "--exact walks the public tree; {} is played state by state: leave --exact out",
@@ -148,7 +144,7 @@ fn run_duplicate(args: &MatchArgs, out: &mut dyn Write) -> Result<(), EvaluatorE
         }
     };
     let report = play_duplicate(
-        game.as_ref(),
+        game,
         &names,
         &mut players,
         (args.deals, args.seed),

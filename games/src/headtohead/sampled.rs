@@ -86,8 +86,9 @@ pub fn play_duplicate(
                 match state.turn() {
                     Turn::Terminal => break,
                     Turn::Chance => {
-                        if run_out_value.is_none() && no_decision_left(state.as_ref()) {
-                            run_out_value = Some(expected_run_out(state.as_ref(), seed, deal));
+                        if run_out_value.is_none() {
+                            run_out_value = run_outs_left(state.as_ref())
+                                .map(|count| expected_run_out(state.as_ref(), count, seed, deal));
                         }
                         let outcome = inverse_cdf(chance.random::<f64>(), state.chance_outcomes());
                         state.apply_action(outcome);
@@ -133,46 +134,44 @@ fn chance_rng(seed: u64, deal: usize) -> ChaCha8Rng {
     rng
 }
 
-/// Whether the game goes to its end through chance alone from here (the
-/// players are all in, or everyone but one is).
-fn no_decision_left(state: &dyn State) -> bool {
+/// How many run-outs the chance moves left from `state` have, if the game
+/// goes to its end through chance alone (the players are all in, or
+/// everyone but one is); `None` while a decision is still to come.
+fn run_outs_left(state: &dyn State) -> Option<usize> {
+    let mut count = 1usize;
     let mut probe = state.clone_box();
     loop {
         match probe.turn() {
-            Turn::Terminal => return true,
-            Turn::Player(_) => return false,
+            Turn::Terminal => return Some(count),
+            Turn::Player(_) => return None,
             Turn::Chance => {
-                let first = probe.chance_outcomes()[0].0;
-                probe.apply_action(first);
+                let outcomes = probe.chance_outcomes();
+                count = count.saturating_mul(outcomes.len());
+                probe.apply_action(outcomes[0].0);
             }
         }
     }
 }
 
-/// The expected returns over every run-out of the chance moves left from
-/// `state` (where no decision is left): all of them when they are few, a
-/// seeded sample of them otherwise.
-fn expected_run_out(state: &dyn State, seed: u64, deal: usize) -> Vec<f64> {
-    let mut count = 1usize;
-    let mut probe = state.clone_box();
-    while probe.turn() == Turn::Chance {
-        let outcomes = probe.chance_outcomes();
-        count = count.saturating_mul(outcomes.len());
-        probe.apply_action(outcomes[0].0);
-    }
+/// The expected returns over the `count` run-outs of the chance moves left
+/// from `state` (where no decision is left): all of them when they are
+/// few, a seeded sample of them otherwise.
+fn expected_run_out(state: &dyn State, count: usize, seed: u64, deal: usize) -> Vec<f64> {
     if count <= EXACT_RUN_OUTS {
         return exact_run_out(state);
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0E0E_0E0E_0E0E_0E0E);
     rng.set_stream(deal as u64);
-    let mut total = vec![0.0; probe.returns().len()];
+    let mut total: Vec<f64> = Vec::new();
     for _ in 0..SAMPLED_RUN_OUTS {
         let mut run = state.clone_box();
         while run.turn() == Turn::Chance {
             let outcome = inverse_cdf(rng.random::<f64>(), run.chance_outcomes());
             run.apply_action(outcome);
         }
-        for (t, r) in total.iter_mut().zip(run.returns()) {
+        let returns = run.returns();
+        total.resize(returns.len(), 0.0);
+        for (t, r) in total.iter_mut().zip(returns) {
             *t += r;
         }
     }

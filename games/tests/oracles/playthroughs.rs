@@ -10,10 +10,12 @@ use std::path::PathBuf;
 use rnad_games::{GameSpec, State, Turn};
 use serde_json::Value;
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a's starting digest (64 bits), as the fixture scripts use it.
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
-fn fnv1a(text: &str, mut digest: u64) -> u64 {
+/// `digest` extended by the bytes of `text` (FNV-1a, 64 bits).
+pub fn fnv1a(text: &str, mut digest: u64) -> u64 {
     for byte in text.bytes() {
         digest ^= u64::from(byte);
         digest = digest.wrapping_mul(FNV_PRIME);

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::playthroughs::{fnv1a, FNV_OFFSET};
 use rnad_games::exploitability::nash_conv;
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
@@ -21,12 +22,6 @@ struct Row {
     hashed_nash_conv: f64,
 }
 
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |digest, byte| {
-        (digest ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// The fixture script's hashed policy.
 fn hashed_policy(tree: &PublicTree) -> TabularPolicy {
     let mut probs = TabularPolicy::uniform(tree).probs().to_vec();
@@ -39,7 +34,7 @@ fn hashed_policy(tree: &PublicTree) -> TabularPolicy {
         let weights: Vec<f64> = decision
             .legal_actions
             .iter()
-            .map(|a| 1.0 + (fnv1a(&format!("{key} {a}")) % 1000) as f64 / 1000.0)
+            .map(|a| 1.0 + (fnv1a(&format!("{key} {a}"), FNV_OFFSET) % 1000) as f64 / 1000.0)
             .collect();
         let total: f64 = weights.iter().sum();
         for (slot, w) in decision.slots(hand).zip(weights) {
