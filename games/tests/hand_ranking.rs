@@ -1,19 +1,22 @@
-//! The hand evaluator against known truth: every one of the 133,784,560
-//! seven-card hands counted by category (the published counts), and the
-//! order of random hands against a plain evaluator written here from the
-//! rules (best of the 21 five-card subsets, each classified directly).
+//! Both hand evaluators (rs_poker's tables, which rank hold'em's hands,
+//! and the closed forms, which rank every other game's) against known
+//! truth: every one of the 133,784,560 seven-card hands counted by category
+//! (the published counts), and the order of random hands against a plain
+//! evaluator written here from the rules (best of the 21 five-card subsets,
+//! each classified directly).
 
-use rnad_games::universal_poker::ranking::{category, rank_hand, Ranks};
+use rnad_games::universal_poker::ranking::{category, rank_hand, HandEvaluator, Ranks};
 
 /// A card: rank 0 (deuce) to 12 (ace) and suit 0 to 3.
 type Card = (u32, u32);
 
-fn strength(cards: &[Card]) -> u32 {
-    let mut by_suit: [Ranks; 4] = [0; 4];
-    for &(rank, suit) in cards {
-        by_suit[suit as usize] |= 1 << rank;
-    }
-    rank_hand(by_suit)
+const EVALUATORS: [HandEvaluator; 2] = [
+    HandEvaluator::Tables,
+    HandEvaluator::ClosedForms { suits: 4 },
+];
+
+fn strength(evaluator: HandEvaluator, cards: &[Card]) -> u32 {
+    evaluator.strength(cards.iter().map(|&(rank, suit)| (rank * 4 + suit) as u8))
 }
 
 #[test]
@@ -25,6 +28,8 @@ fn all_seven_card_hands_fall_into_the_published_category_counts() {
         41_584,
     ];
     let mut counts = [0u64; 9];
+    let mut table_counts = [0u64; 9];
+    let tables = HandEvaluator::Tables;
     // Cards 0..52 as rank * 4 + suit; suit masks built up card by card.
     let mask = |c: usize| -> [Ranks; 4] {
         let mut m = [0; 4];
@@ -44,8 +49,11 @@ fn all_seven_card_hands_fall_into_the_published_category_counts() {
                         let me = add(md, mask(e));
                         for f in e + 1..52 {
                             let mf = add(me, mask(f));
+                            let six = [a, b, c, d, e, f].map(|x| x as u8);
                             for g in f + 1..52 {
                                 counts[category(rank_hand(add(mf, mask(g))))] += 1;
+                                let strength = tables.strength(six.into_iter().chain([g as u8]));
+                                table_counts[tables.category(strength)] += 1;
                             }
                         }
                     }
@@ -54,7 +62,8 @@ fn all_seven_card_hands_fall_into_the_published_category_counts() {
         }
     }
     assert_eq!(counts.iter().sum::<u64>(), 133_784_560);
-    assert_eq!(counts, PUBLISHED);
+    assert_eq!(counts, PUBLISHED, "closed forms");
+    assert_eq!(table_counts, PUBLISHED, "rs_poker's tables");
 }
 
 /// A five-card hand classified from the rules: its category and the ranks
@@ -132,12 +141,19 @@ fn random_hands_compare_as_the_plain_evaluator_compares_them() {
     for _ in 0..50_000 {
         let (a, b) = (deal(), deal());
         let (plain_a, plain_b) = (plain_seven(&a), plain_seven(&b));
-        assert_eq!(category(strength(&a)) as u32, plain_a.0, "{a:?}");
-        assert_eq!(
-            strength(&a).cmp(&strength(&b)),
-            plain_a.cmp(&plain_b),
-            "{a:?} vs {b:?}"
-        );
+        for evaluator in EVALUATORS {
+            let (sa, sb) = (strength(evaluator, &a), strength(evaluator, &b));
+            assert_eq!(
+                evaluator.category(sa) as u32,
+                plain_a.0,
+                "{evaluator:?}: {a:?}"
+            );
+            assert_eq!(
+                sa.cmp(&sb),
+                plain_a.cmp(&plain_b),
+                "{evaluator:?}: {a:?} vs {b:?}"
+            );
+        }
         categories_seen[plain_a.0 as usize] = true;
     }
     // Random hands reach every category but straight flushes (1 in 3,200).

@@ -5,6 +5,7 @@
 use crate::spec::{int_default, GameInfo, ParamDomain, ParamInfo, ParamValue, Unplayable};
 use crate::GameSpec;
 
+use super::ranking::HandEvaluator;
 use super::UniversalPoker;
 
 /// Seed 004's heads-up no-limit hold'em: 50 big blinds a player (blinds
@@ -282,6 +283,8 @@ pub(crate) struct Rules {
     pub big_blind: i64,
     pub num_distinct_actions: usize,
     pub max_game_length: usize,
+    /// What ranks the showdowns.
+    pub evaluator: HandEvaluator,
 }
 
 /// `values` into an array, missing entries `missing`.
@@ -310,9 +313,15 @@ impl Rules {
             _ => Abstraction::FullGame,
         };
         let stack_param_max = spec.ints("stack").into_iter().max().unwrap_or(0);
+        let rounds = spec.int("numRounds") as usize;
+        let (suits, ranks) = (spec.int("numSuits") as usize, spec.int("numRanks") as usize);
+        let hole_cards = spec.int("numHoleCards") as usize;
+        let board_cards = filled(&spec.ints("numBoardCards"), 0, |v| v as usize);
+        let showdown_cards = hole_cards + board_cards[..rounds].iter().sum::<usize>();
+        let evaluator = HandEvaluator::for_hands(ranks, suits, showdown_cards);
         let mut rules = Rules {
             players,
-            rounds: spec.int("numRounds") as usize,
+            rounds,
             limit,
             blinds,
             stacks,
@@ -321,10 +330,10 @@ impl Rules {
             max_raises: filled(&spec.ints("maxRaises"), UNLIMITED_RAISES as usize, |v| {
                 v as usize
             }),
-            suits: spec.int("numSuits") as usize,
-            ranks: spec.int("numRanks") as usize,
-            hole_cards: spec.int("numHoleCards") as usize,
-            board_cards: filled(&spec.ints("numBoardCards"), 0, |v| v as usize),
+            suits,
+            ranks,
+            hole_cards,
+            board_cards,
             abstraction,
             big_blind: blinds.iter().copied().max().unwrap_or(0),
             num_distinct_actions: match abstraction {
@@ -336,6 +345,7 @@ impl Rules {
                 Abstraction::Fc | Abstraction::Fcpa => 4,
             },
             max_game_length: 0,
+            evaluator,
         };
         rules.max_game_length = rules.compute_max_game_length();
         rules

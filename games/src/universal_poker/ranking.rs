@@ -147,6 +147,105 @@ pub fn rank_hand(by_suit: [Ranks; 4]) -> u32 {
     HIGH_CARD + colex(top(any, 5))
 }
 
+/// The standard deck's cards `rank * 4 + suit` as rs_poker's.
+const TABLE_CARDS: [rs_poker::core::Card; 52] = {
+    use rs_poker::core::{Card, Suit, Value};
+    const VALUES: [Value; 13] = [
+        Value::Two,
+        Value::Three,
+        Value::Four,
+        Value::Five,
+        Value::Six,
+        Value::Seven,
+        Value::Eight,
+        Value::Nine,
+        Value::Ten,
+        Value::Jack,
+        Value::Queen,
+        Value::King,
+        Value::Ace,
+    ];
+    const SUITS: [Suit; 4] = [Suit::Club, Suit::Diamond, Suit::Heart, Suit::Spade];
+    let mut cards = [Card {
+        value: Value::Two,
+        suit: Suit::Club,
+    }; 52];
+    let mut i = 0;
+    while i < 52 {
+        cards[i] = Card {
+            value: VALUES[i / 4],
+            suit: SUITS[i % 4],
+        };
+        i += 1;
+    }
+    cards
+};
+
+/// What ranks a game's showdown hands. Hold'em's hands (five to seven
+/// cards of the standard deck) go to rs_poker's perfect-hash tables, a
+/// maintained crates.io evaluator about ten times faster than the closed
+/// forms here and ordering every hand alike (`benches/holdem.rs` in the
+/// learner's command-line crate measures both on the same hands and counts
+/// disagreements; `tests/hand_ranking.rs` checks both exhaustively). Its
+/// tables cover only that deck and those sizes, so every other game (fewer
+/// ranks or suits, fewer than five cards) goes to [`rank_hand`]. Strengths
+/// of the two are different integers: compare only strengths from one
+/// game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandEvaluator {
+    /// rs_poker's tables: cards `rank * 4 + suit` of 13 ranks and 4 suits,
+    /// five to seven of them.
+    Tables,
+    /// [`rank_hand`]: cards `rank * suits + suit`, any number.
+    ClosedForms {
+        /// Suits in the deck.
+        suits: usize,
+    },
+}
+
+impl HandEvaluator {
+    /// The evaluator for hands of `cards` cards from a deck of `ranks`
+    /// ranks and `suits` suits.
+    pub fn for_hands(ranks: usize, suits: usize, cards: usize) -> HandEvaluator {
+        if ranks == 13 && suits == 4 && (5..=7).contains(&cards) {
+            HandEvaluator::Tables
+        } else {
+            HandEvaluator::ClosedForms { suits }
+        }
+    }
+
+    /// The strength of a hand (higher wins, equal ties).
+    pub fn strength(self, cards: impl IntoIterator<Item = u8>) -> u32 {
+        match self {
+            HandEvaluator::Tables => {
+                let mut hand = rs_poker::core::SevenCardAccum::new();
+                for card in cards {
+                    hand.add(TABLE_CARDS[usize::from(card)]);
+                }
+                let rank = hand.rank();
+                ((rank.category() as u32) << 12) | u32::from(rank.value_bits())
+            }
+            HandEvaluator::ClosedForms { suits } => {
+                let mut by_suit: [Ranks; 4] = [0; 4];
+                for card in cards {
+                    let card = usize::from(card);
+                    by_suit[card % suits] |= 1 << (card / suits);
+                }
+                rank_hand(by_suit)
+            }
+        }
+    }
+
+    /// The poker category of one of this evaluator's strengths, 0 (high
+    /// card) to 8 (straight flush).
+    pub fn category(self, strength: u32) -> usize {
+        match self {
+            HandEvaluator::Tables => (strength >> 12) as usize,
+            HandEvaluator::ClosedForms { .. } => category(strength),
+        }
+    }
+}
+
 /// The poker category of a strength, 0 (high card) to 8 (straight flush).
 pub fn category(strength: u32) -> usize {
     [

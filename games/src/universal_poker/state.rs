@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use super::betting::{Bet, Betting};
 use super::params::{Abstraction, Rules, MAX_BOARD_CARDS, MAX_PLAYERS};
-use super::ranking::rank_hand;
 use crate::{Action, Payoff, State, Turn};
 
 const FOLD: Action = 0;
@@ -178,12 +177,8 @@ impl UniversalPokerState {
     /// The strength of a hand of `hole` cards with the board dealt so far
     /// and `more_board` cards.
     pub fn strength_with_board(&self, hole: &[u8], more_board: &[u8]) -> u32 {
-        let mut by_suit = [0u16; 4];
-        for &card in hole.iter().chain(self.board_cards()).chain(more_board) {
-            let (rank, suit) = self.rank_suit(card);
-            by_suit[suit] |= 1 << rank;
-        }
-        rank_hand(by_suit)
+        let cards = hole.iter().chain(self.board_cards()).chain(more_board);
+        self.rules.evaluator.strength(cards.copied())
     }
 
     fn needs_card(&self) -> bool {
@@ -432,6 +427,14 @@ impl State for UniversalPokerState {
             letters[2 * i..2 * i + 2].copy_from_slice(&bits);
             sizes[i] = m.size as f32;
         }
+    }
+
+    fn network_input(&self, player: usize, out: &mut [f32]) {
+        self.information_state_tensor(player, out);
+        let rules = &self.rules;
+        let sizes = rules.players + 2 * rules.deck_size() + 2 * rules.max_game_length;
+        let most = rules.max_commitment() as f32;
+        out[sizes..].iter_mut().for_each(|size| *size /= most);
     }
 
     fn clone_box(&self) -> Box<dyn State> {
