@@ -150,7 +150,7 @@ impl SelfPlay {
             };
             players.push(player);
             slot.state
-                .information_state_tensor(player, &mut obs[i * input..(i + 1) * input]);
+                .network_input(player, &mut obs[i * input..(i + 1) * input]);
             for a in slot.state.legal_actions() {
                 legal[i * actions + a] = 1.0;
             }

@@ -68,7 +68,7 @@ impl NetworkInputs {
         let mut tensor = vec![0.0f32; size];
         for (d, decision) in tree.decisions().iter().enumerate() {
             for hand in (0..tree.num_hands()).filter(|&h| tree.is_possible(decision, h)) {
-                tree.info_state_tensor(decision, hand, &mut tensor);
+                tree.network_input(decision, hand, &mut tensor);
                 inputs.obs.extend_from_slice(&tensor);
                 let mut mask = vec![0.0f32; actions];
                 for &a in &decision.legal_actions {

@@ -174,6 +174,14 @@ pub trait State: Send + fmt::Debug {
     /// OpenSpiel's information-state tensor for `player`, written into `out`
     /// (length [`Game::information_state_tensor_size`]).
     fn information_state_tensor(&self, player: usize, out: &mut [f32]);
+    /// What a policy-value network reads for `player` (same length as the
+    /// tensor): OpenSpiel's tensor with any amounts (chips) given as
+    /// fractions of the most a player can put in, so that every entry lies
+    /// in [0, 1] and no input dwarfs the others. The tensor itself in every
+    /// game whose tensor holds no amounts.
+    fn network_input(&self, player: usize, out: &mut [f32]) {
+        self.information_state_tensor(player, out);
+    }
     /// A boxed copy of this state.
     fn clone_box(&self) -> Box<dyn State>;
 }

@@ -507,6 +507,13 @@ impl PublicTree {
             .information_state_tensor(decision.player, out);
     }
 
+    /// What a network reads at the information state (`decision`, `hand`)
+    /// ([`State::network_input`]), written into `out`.
+    pub fn network_input(&self, decision: &Decision, hand: usize, out: &mut [f32]) {
+        self.representative_state(decision, hand)
+            .network_input(decision.player, out);
+    }
+
     /// Every possible information state by its string (for reading policy
     /// files).
     pub fn info_state_index(&self) -> HashMap<String, (usize, usize)> {

@@ -61,6 +61,7 @@ fn playout(game: &dyn Game, random: &mut Lcg) {
     let players = game.num_players();
     let mut state = game.new_initial_state();
     let mut tensor = vec![0.0f32; game.information_state_tensor_size()];
+    let mut input = tensor.clone();
     let mut decisions = 0;
     for _ in 0..10_000 {
         match state.turn() {
@@ -90,6 +91,20 @@ fn playout(game: &dyn Game, random: &mut Lcg) {
                     state.information_state_tensor(p, &mut tensor);
                     assert!(tensor.iter().all(|v| v.is_finite() && *v >= 0.0), "{spec}");
                     assert!(tensor[p] == 1.0, "{spec}: the observer's one-hot");
+                    // The network's input: the tensor with amounts as
+                    // fractions, every entry in [0, 1], zero where it is.
+                    state.network_input(p, &mut input);
+                    assert!(
+                        input.iter().all(|v| (0.0..=1.0).contains(v)),
+                        "{spec}: {input:?}"
+                    );
+                    assert!(
+                        input
+                            .iter()
+                            .zip(&tensor)
+                            .all(|(i, t)| (*i == 0.0) == (*t == 0.0)),
+                        "{spec}: network input {input:?} against tensor {tensor:?}"
+                    );
                 }
                 assert_eq!(
                     state.returns(),

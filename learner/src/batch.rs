@@ -60,6 +60,13 @@ impl Batch {
         batch
     }
 
+    /// Multiplies every reward by `scale` (`rnad.reward_scale`).
+    pub fn scale_rewards(&mut self, scale: f32) {
+        if scale != 1.0 {
+            self.rewards.iter_mut().for_each(|r| *r *= scale);
+        }
+    }
+
     /// The distinct observations (row-major, in order of first appearance)
     /// and, for each row, the index of its observation among them: networks
     /// run once per distinct information state, and rows gather the result.
@@ -104,7 +111,7 @@ mod tests {
             ]),
             game(&[([1.0, 0.0], 0, 1, [2.0, -2.0])]),
         ];
-        let batch = Batch::new(&trajectories, 2);
+        let mut batch = Batch::new(&trajectories, 2);
         assert_eq!(batch.rows, 3);
         assert_eq!(batch.spans, vec![0..2, 2..3]);
         assert_eq!(batch.player, vec![0, 1, 0]);
@@ -116,6 +123,9 @@ mod tests {
         let (distinct, index) = batch.distinct_obs();
         assert_eq!(distinct, vec![1.0, 0.0, 0.0, 1.0]);
         assert_eq!(index, vec![0, 1, 0]);
+        batch.scale_rewards(0.5);
+        assert_eq!(batch.rewards_of(0), &[0.0, -0.5, 1.0]);
+        assert_eq!(batch.rewards_of(1), &[0.0, 0.5, -1.0]);
     }
 
     /// Rewards are gathered per player from each decision's row of the

@@ -263,7 +263,8 @@ impl Learner {
     /// [`rnad_common::net::NetShape::param_names`] order), what the step
     /// measured, and a few of the batch's observations for the guard.
     fn gradient(&self, trajectories: &[Trajectory]) -> Result<(Vec<Tensor>, StepStats, Tensor)> {
-        let batch = Batch::new(trajectories, self.players);
+        let mut batch = Batch::new(trajectories, self.players);
+        batch.scale_rewards(self.rnad.reward_scale as f32);
         let n = batch.rows;
         let actions = self.shape.actions;
         let point = self.schedule.at(self.state.step);

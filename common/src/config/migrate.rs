@@ -13,8 +13,9 @@ type AddedKey = (&'static str, &'static str, fn() -> Value);
 
 /// Keys added after the first configs were written, with the value that
 /// keeps an older file's meaning (each is "off": no late batch, no decay,
-/// no weight decay, exact evaluation without an average), and the
-/// divergence guard's defaults.
+/// no weight decay, returns unscaled, exact evaluation without an
+/// average, no local best response), and the divergence guard's
+/// defaults.
 const ADDED: &[AddedKey] = &[
     ("rnad", "late_batch_start_step", || Value::Integer(0)),
     ("rnad", "late_batch_size", || Value::Integer(0)),
@@ -24,6 +25,7 @@ const ADDED: &[AddedKey] = &[
     }),
     ("rnad", "learning_rate_final_fraction", || Value::Float(1.0)),
     ("rnad", "weight_decay", || Value::Float(0.0)),
+    ("rnad", "reward_scale", || Value::Float(1.0)),
     ("rnad", "max_nonfinite_steps", || Value::Integer(10)),
     ("rnad", "max_rollbacks", || Value::Integer(3)),
     ("rnad", "rollback_learning_rate_factor", || {
@@ -32,6 +34,10 @@ const ADDED: &[AddedKey] = &[
     ("evaluation", "mode", || Value::String("exact".into())),
     ("evaluation", "deals", || Value::Integer(10_000)),
     ("evaluation", "average_horizon_steps", || Value::Integer(0)),
+    ("evaluation", "lbr_interval_evaluations", || {
+        Value::Integer(0)
+    }),
+    ("evaluation", "lbr_hands", || Value::Integer(1000)),
     ("training_log", "interval_steps", || Value::Integer(100)),
 ];
 

@@ -73,6 +73,11 @@ config_section! {
         learning_rate_decay_start_step: u64 => values: "0 (decay from the start) or more; above 0 needs learning_rate_final_fraction < 1", check: any, resume: Experiment;
         /// Fraction of learning_rate reached at the end of the decay.
         learning_rate_final_fraction: f64 => values: "(0, 1]; below 1 needs learning_rate_decay_steps > 0", check: unit_interval, resume: Experiment;
+        /// Factor on the game's returns before the learner sees them, so
+        /// that returns, values and the entropy term share a scale: 1 for
+        /// games that pay a few units, 1/big blind for hold'em (returns in
+        /// big blinds). Actors, matches and metrics keep the game's units.
+        reward_scale: f64 => values: "positive; 1 keeps the game's returns", check: positive, resume: Experiment;
         /// Entropy (regularisation) strength: the reward is shaped by
         /// -eta * log(pi / pi_reg).
         eta: f64 => values: "0 or more", check: non_negative, resume: Experiment;
@@ -157,6 +162,12 @@ config_section! {
         /// the horizon is min(this, half the learner steps averaged so
         /// far)).
         average_horizon_steps: u64 => values: "0 (no average) or more", check: any, resume: Operational;
+        /// Head-to-head mode on a heads-up universal_poker game: every this
+        /// many evaluations, also the local best response (fcpa) to the
+        /// evaluated policy, in mbb/hand.
+        lbr_interval_evaluations: u64 => values: "0 (never) or more", check: any, resume: Operational;
+        /// Hands of each local best response (LBR alternating seats).
+        lbr_hands: usize => values: "positive integer", check: positive, resume: Operational;
     }
 }
 

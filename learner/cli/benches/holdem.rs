@@ -42,8 +42,9 @@ struct Args {
     /// Seconds spent on each measurement.
     #[arg(long, default_value_t = 3.0)]
     seconds: f64,
-    /// Where the figures go.
-    #[arg(long, default_value = "target/bench/holdem.json")]
+    /// Where the figures go (cargo runs benchmarks in the crate's folder:
+    /// the default is the workspace's `target/bench/holdem.json`).
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/bench/holdem.json"))]
     out: PathBuf,
     /// `cargo bench` passes this to every bench target.
     #[arg(long, hide = true)]
