@@ -144,6 +144,24 @@ pub struct HistoryEntry {
     /// Results against the panel (head-to-head mode; absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub head_to_head: Vec<HeadToHead>,
+    /// The local best response to the evaluated policy (head-to-head mode
+    /// on heads-up hold'em, every `evaluation.lbr_interval_evaluations`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lbr: Option<LocalBestResponse>,
+}
+
+/// What a local best response won from the evaluated policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LocalBestResponse {
+    /// The bets LBR considered (`fcpa`: fold, call, pot, all-in).
+    pub bets: String,
+    /// Hands played, LBR alternating seats.
+    pub hands: usize,
+    /// LBR's winnings, milli-big-blinds per hand: a lower bound on the
+    /// policy's exploitability.
+    pub mbb_per_hand: f64,
+    /// Half-width of its 95% interval.
+    pub ci95_mbb: f64,
 }
 
 impl HistoryEntry {
@@ -163,6 +181,12 @@ impl HistoryEntry {
         }
         for h in &self.head_to_head {
             parts.push(format!("vs {} {:+.4} ± {:.4}", h.opponent, h.mean, h.ci95));
+        }
+        if let Some(lbr) = &self.lbr {
+            parts.push(format!(
+                "LBR ({}) {:+.0} ± {:.0} mbb/hand",
+                lbr.bets, lbr.mbb_per_hand, lbr.ci95_mbb
+            ));
         }
         parts.join(" | ")
     }

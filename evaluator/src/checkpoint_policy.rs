@@ -14,6 +14,7 @@ use rnad_games::public_tree::PublicTree;
 use rnad_games::GameSpec;
 
 use crate::error::EvaluatorError;
+use crate::network_player::NetworkPlayer;
 use crate::neural::{
     network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
 };
@@ -85,6 +86,33 @@ impl CheckpointPolicies {
         } else {
             policy
         })
+    }
+
+    /// The network of `kind` as a player that decides state by state, for
+    /// `game` (the checkpoint's) when it is too large for a public tree;
+    /// `target_average` needs the tree, and is refused saying so.
+    pub fn network_player(
+        &self,
+        game: &GameSpec,
+        kind: PolicyKind,
+    ) -> Result<NetworkPlayer, EvaluatorError> {
+        if self.game() != game {
+            return Err(EvaluatorError::Usage(format!(
+                "{}: the checkpoint is for {}, not {game}",
+                self.file.path.display(),
+                self.game()
+            )));
+        }
+        let Some(set) = kind.published_set() else {
+            return Err(EvaluatorError::Usage(format!(
+                "{}: {kind} averages over every information state of a public tree, which {game}                  is too large for: play online, target, target_postprocessed or reg",
+                self.file.path.display()
+            )));
+        };
+        let shape = NetShape::for_config(&self.config);
+        let params = self.file.params(&shape, set.name())?;
+        NetworkPlayer::new(&shape, &params, kind == PolicyKind::TargetPostprocessed)
+            .map_err(|source| EvaluatorError::Network { kind, source })
     }
 
     /// The `target_average` policy as it was when the checkpoint was

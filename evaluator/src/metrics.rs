@@ -25,6 +25,13 @@ pub struct EvaluatorMetrics {
     pub head_to_head: GaugeVec,
     /// The half-width of the 95% interval of `head_to_head`.
     pub head_to_head_ci95: GaugeVec,
+    /// The latest local best response's winnings, mbb/hand (heads-up
+    /// hold'em in head-to-head mode).
+    pub lbr: Gauge,
+    /// The half-width of the 95% interval of `lbr`.
+    pub lbr_ci95: Gauge,
+    /// The learner step whose policy the latest LBR played.
+    pub lbr_step: IntGauge,
     /// Seconds per evaluation.
     pub eval_seconds: Histogram,
     /// Learner step of the last evaluated parameters.
@@ -76,12 +83,27 @@ impl EvaluatorMetrics {
                 "Half-width of the 95% confidence interval of rnad_evaluator_head_to_head.",
                 &["opponent"],
             ),
+            lbr: Gauge::new(
+                "rnad_evaluator_lbr_mbb_per_hand",
+                "What the latest local best response (fcpa) won from the evaluated policy, milli-big-blinds per hand: a lower bound on its exploitability.",
+            )
+            .expect("valid metric"),
+            lbr_ci95: Gauge::new(
+                "rnad_evaluator_lbr_ci95_mbb",
+                "Half-width of the 95% confidence interval of rnad_evaluator_lbr_mbb_per_hand.",
+            )
+            .expect("valid metric"),
+            lbr_step: IntGauge::new(
+                "rnad_evaluator_lbr_step",
+                "Learner step of the policy the latest local best response played.",
+            )
+            .expect("valid metric"),
             eval_seconds: Histogram::with_opts(
                 HistogramOpts::new(
                     "rnad_evaluator_eval_seconds",
-                    "Seconds per evaluation (exact: every policy kind; head to head: the whole panel).",
+                    "Seconds per evaluation (exact: every policy kind; head to head: the whole panel, and LBR where it ran).",
                 )
-                .buckets(prometheus::exponential_buckets(0.001, 2.0, 14).expect("valid buckets")),
+                .buckets(prometheus::exponential_buckets(0.001, 2.0, 19).expect("valid buckets")),
             )
             .expect("valid metric"),
             evaluated_step: IntGauge::new(
@@ -100,12 +122,15 @@ impl EvaluatorMetrics {
             )
             .expect("valid metric"),
         };
-        let collectors: [Box<dyn prometheus::core::Collector>; 9] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 12] = [
             Box::new(metrics.nash_conv.clone()),
             Box::new(metrics.exploitability.clone()),
             Box::new(metrics.best_response_value.clone()),
             Box::new(metrics.head_to_head.clone()),
             Box::new(metrics.head_to_head_ci95.clone()),
+            Box::new(metrics.lbr.clone()),
+            Box::new(metrics.lbr_ci95.clone()),
+            Box::new(metrics.lbr_step.clone()),
             Box::new(metrics.eval_seconds.clone()),
             Box::new(metrics.evaluated_step.clone()),
             Box::new(metrics.last_evaluation.clone()),
@@ -120,6 +145,9 @@ impl EvaluatorMetrics {
         // Until the first evaluation, the age counts from the start: an
         // evaluator that never finishes one goes stale too.
         metrics.last_evaluation.set(unix_now());
+        // No local best response yet (none ever, outside hold'em): not 0.
+        metrics.lbr.set(f64::NAN);
+        metrics.lbr_ci95.set(f64::NAN);
         metrics
     }
 }
@@ -135,6 +163,11 @@ impl EvaluatorMetrics {
             self.record_exact(reports, game);
         }
         self.record_head_to_head(&evaluation.head_to_head);
+        if let Some(lbr) = &evaluation.lbr {
+            self.lbr.set(lbr.mbb_per_hand);
+            self.lbr_ci95.set(lbr.ci95_mbb);
+            self.lbr_step.set(step as i64);
+        }
     }
 
     /// Each opponent's mean and interval half-width.

@@ -142,7 +142,7 @@ pub fn post_process(
     TabularPolicy::from_slots(tree, probs).expect("same length")
 }
 
-fn post_process_row(row: &mut [f64], threshold: f64, n: u32) {
+pub(crate) fn post_process_row(row: &mut [f64], threshold: f64, n: u32) {
     let kept: f64 = row.iter().filter(|&&p| p >= threshold).sum();
     if kept > 0.0 {
         row.iter_mut()

@@ -190,15 +190,18 @@ fn reduced_from_file(tree: &PublicTree, path: &Path) -> Result<TabularPolicy, Ev
 }
 
 impl PlayerSpec {
-    /// This player as one that decides state by state, for games without a
-    /// public tree; only the baselines are such players so far.
-    pub fn state_player(&self) -> Result<Box<dyn Player>, EvaluatorError> {
+    /// This player as one that decides state by state in `game`, for games
+    /// without a public tree: the baselines and checkpoints' networks.
+    pub fn state_player(&self, game: &GameSpec) -> Result<Box<dyn Player>, EvaluatorError> {
         match self {
             PlayerSpec::Uniform => Ok(Box::new(Baseline::Uniform)),
             PlayerSpec::Baseline(b) => Ok(Box::new(*b)),
+            PlayerSpec::Checkpoint { path, kind } => Ok(Box::new(
+                CheckpointPolicies::read(path)?.network_player(game, *kind)?,
+            )),
             other => Err(EvaluatorError::Usage(format!(
                 "{other} needs the game's public tree, which this game is too large for: \
-                 its players are uniform, heuristic, call and raise"
+                 its players are uniform, heuristic, call, raise and checkpoint:FILE[:KIND]"
             ))),
         }
     }

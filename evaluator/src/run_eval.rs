@@ -1,33 +1,57 @@
 //! What one evaluation during training computes, in the mode the run's
 //! config names (`evaluation.mode`): exact NashConv of every policy kind,
-//! or the post-processed target policy against the head-to-head panel.
+//! or the post-processed target policy against the head-to-head panel
+//! (tabulated over the public tree where the game has one, state by state
+//! with local best responses where it is too large: hold'em).
 //! The local run and `rnad-evaluator watch` both evaluate through this, so
 //! their history lines mean the same.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use rnad_common::checkpoint::SavedAverage;
 use rnad_common::config::{Config, EvaluationMode};
-use rnad_common::history::{HeadToHead, HistoryEntry, PolicyKind};
+use rnad_common::history::{HeadToHead, HistoryEntry, LocalBestResponse, PolicyKind};
 use rnad_common::net::NetShape;
 use rnad_games::public_tree::PublicTree;
+use rnad_games::Game;
 
 use crate::error::EvaluatorError;
 use crate::kinds::{KindEvaluator, KindReports};
 use crate::panel::Panel;
 use crate::policy_average::{PolicyAverage, SavedSums};
+use crate::sampled_panel::SampledPanel;
 use rnad_common::net::PublishedSets;
 use rnad_games::policy_file::{policy_file_json, PolicyFileHeader};
 use serde_json::Value;
 
 /// The evaluator of one run.
 pub struct RunEvaluator {
-    kinds: KindEvaluator,
-    /// Head-to-head mode's panel; none in exact mode.
-    panel: Option<Panel>,
+    game: Arc<dyn Game>,
+    judge: Judge,
     /// Exact mode's average of the target policy, where the config keeps
     /// one.
     average: Option<PolicyAverage>,
+}
+
+/// How a run's versions are judged.
+enum Judge {
+    /// Exact NashConv of every kind over the public tree.
+    Exact(KindEvaluator),
+    /// The target, tabulated over the public tree, against the panel.
+    TreePanel(KindEvaluator, Panel),
+    /// The target, state by state, against the panel (and LBR).
+    Sampled(SampledPanel),
+}
+
+impl Judge {
+    /// The game's public tree, where it has one.
+    fn tree(&self) -> Option<&PublicTree> {
+        match self {
+            Judge::Exact(kinds) | Judge::TreePanel(kinds, _) => Some(kinds.tree()),
+            Judge::Sampled(_) => None,
+        }
+    }
 }
 
 /// One evaluation's results.
@@ -37,6 +61,9 @@ pub struct Evaluation {
     pub exact: Option<KindReports>,
     /// Head-to-head mode: the result against each opponent of the panel.
     pub head_to_head: Vec<HeadToHead>,
+    /// Head-to-head mode on heads-up hold'em, every few evaluations: the
+    /// local best response.
+    pub lbr: Option<LocalBestResponse>,
 }
 
 impl RunEvaluator {
@@ -47,29 +74,58 @@ impl RunEvaluator {
         shape: NetShape,
         panel_policy: Option<&Path>,
     ) -> Result<RunEvaluator, EvaluatorError> {
-        let kinds = KindEvaluator::new(config.game.load(), shape)?;
-        let panel = match config.evaluation.mode {
-            EvaluationMode::Exact => None,
-            EvaluationMode::HeadToHead => Some(Panel::new(
-                kinds.tree(),
-                panel_policy,
-                config.evaluation.deals,
-                config.seed,
-            )?),
+        let game = config.game.load();
+        if game.hands().is_none() {
+            // Too large for a public tree: played state by state.
+            let judge = match config.evaluation.mode {
+                EvaluationMode::Exact => {
+                    return Err(EvaluatorError::Usage(format!(
+                        "evaluation.mode = \"exact\" walks the public tree, which {} is too \
+                         large for: use \"head_to_head\"",
+                        config.game
+                    )))
+                }
+                EvaluationMode::HeadToHead => Judge::Sampled(SampledPanel::new(config, shape)?),
+            };
+            if panel_policy.is_some() {
+                return Err(EvaluatorError::Usage(format!(
+                    "a policy file joins the panel of games with a public tree, which {} is too \
+                     large for",
+                    config.game
+                )));
+            }
+            return Ok(RunEvaluator {
+                game,
+                judge,
+                average: None,
+            });
+        }
+        let kinds = KindEvaluator::new(game.clone(), shape)?;
+        let judge = match config.evaluation.mode {
+            EvaluationMode::Exact => Judge::Exact(kinds),
+            EvaluationMode::HeadToHead => {
+                let panel = Panel::new(
+                    kinds.tree(),
+                    panel_policy,
+                    config.evaluation.deals,
+                    config.seed,
+                )?;
+                Judge::TreePanel(kinds, panel)
+            }
         };
         let horizon = config.evaluation.average_horizon_steps;
         let average = (horizon > 0)
             .then(|| PolicyAverage::new(config.game.clone(), horizon, config.rnad.beta_neurd));
         Ok(RunEvaluator {
-            kinds,
-            panel,
+            game,
+            judge,
             average,
         })
     }
 
-    /// The game's public tree.
-    pub fn tree(&self) -> &PublicTree {
-        self.kinds.tree()
+    /// The game.
+    pub fn game(&self) -> &dyn Game {
+        self.game.as_ref()
     }
 
     /// Evaluates the parameters of learner step `step`.
@@ -78,19 +134,26 @@ impl RunEvaluator {
         params: PublishedSets,
         step: u64,
     ) -> Result<Evaluation, EvaluatorError> {
-        Ok(match &mut self.panel {
-            None => Evaluation {
-                exact: Some(
-                    self.kinds
-                        .evaluate(params, self.average.as_mut().map(|a| (a, step)))?,
-                ),
+        Ok(match &mut self.judge {
+            Judge::Exact(kinds) => Evaluation {
+                exact: Some(kinds.evaluate(params, self.average.as_mut().map(|a| (a, step)))?),
                 head_to_head: Vec::new(),
+                lbr: None,
             },
-            Some(panel) => {
-                let policy = self.kinds.target_postprocessed(params.target)?;
+            Judge::TreePanel(kinds, panel) => {
+                let policy = kinds.target_postprocessed(params.target)?;
                 Evaluation {
                     exact: None,
-                    head_to_head: panel.play(self.kinds.tree(), policy, step),
+                    head_to_head: panel.play(kinds.tree(), policy, step),
+                    lbr: None,
+                }
+            }
+            Judge::Sampled(panel) => {
+                let (head_to_head, lbr) = panel.play(params.target, step)?;
+                Evaluation {
+                    exact: None,
+                    head_to_head,
+                    lbr,
                 }
             }
         })
@@ -149,8 +212,7 @@ impl RunEvaluator {
     /// sums that are refused leave the newest standing: a learner that
     /// goes back then starts it afresh.
     pub fn restore_average(&mut self, saved: SavedSums, source: &str) {
-        let tree = self.kinds.tree();
-        let Some(average) = &mut self.average else {
+        let (Some(tree), Some(average)) = (self.judge.tree(), self.average.as_mut()) else {
             return;
         };
         let step = saved.newest.counters.step;
@@ -196,7 +258,7 @@ impl RunEvaluator {
     /// policy file, with its NashConv from `evaluation`; none where the run
     /// keeps no average or nothing was evaluated.
     pub fn target_average_file(&self, evaluation: &Evaluation) -> Option<Value> {
-        let tree = self.kinds.tree();
+        let tree = self.judge.tree()?;
         let report = evaluation
             .exact
             .as_ref()
@@ -227,6 +289,7 @@ impl Evaluation {
             decisions,
             nash_conv: self.exact.as_ref().map(KindReports::nash_convs),
             head_to_head: self.head_to_head.clone(),
+            lbr: self.lbr.clone(),
         }
     }
 }

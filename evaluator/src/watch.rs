@@ -210,7 +210,7 @@ async fn watch_params(
             let evaluation = evaluate_params(evaluator, shape, &params)?;
             metrics.record(
                 &evaluation,
-                evaluator.tree().game().as_ref(),
+                evaluator.game(),
                 params.version,
                 timer.elapsed(),
             );

@@ -54,6 +54,7 @@ fn entries_averaged(steps: &[u64], values: &[f64], averaged: bool) -> Vec<Histor
                 reg: v + 2.0,
                 target_average: averaged.then_some(v + 3.0),
             }),
+            lbr: None,
             head_to_head: Vec::new(),
         })
         .collect()

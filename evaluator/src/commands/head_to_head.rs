@@ -123,7 +123,7 @@ fn run_duplicate(
     let mut players = args
         .players
         .iter()
-        .map(PlayerSpec::state_player)
+        .map(|player| player.state_player(&args.game))
         .collect::<Result<Vec<_>, _>>()?;
     let names: Vec<String> = args.players.iter().map(ToString::to_string).collect();
     let big_blind = chips_per_big_blind(&args.game).unwrap_or(1.0);

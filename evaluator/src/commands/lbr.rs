@@ -69,7 +69,7 @@ pub fn run(args: &LbrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
             args.game
         )));
     }
-    let mut player = args.player.state_player().map_err(|e| {
+    let mut player = args.player.state_player(&args.game).map_err(|e| {
         EvaluatorError::Usage(format!(
             "lbr needs the player's policy for every hand it might hold: {e}"
         ))

@@ -192,6 +192,7 @@ mod tests {
                 target_average: Some(average),
             }),
             head_to_head: Vec::new(),
+            lbr: None,
         }
     }
 

@@ -25,6 +25,14 @@ pub trait Player: Send {
     /// The probability of each of `legal` (in that order) at `state`, where
     /// the player to act is this player.
     fn policy(&mut self, state: &dyn State, legal: &[Action]) -> Vec<f64>;
+
+    /// [`Player::policy`] at each of `states`, which share `legal` and
+    /// whose player to act is this player: one call for a player that
+    /// decides many at once (a network's one forward pass over all of a
+    /// range's hands).
+    fn policies(&mut self, states: &[&dyn State], legal: &[Action]) -> Vec<Vec<f64>> {
+        states.iter().map(|s| self.policy(*s, legal)).collect()
+    }
 }
 
 /// Run-outs averaged exactly up to this many, sampled beyond.

@@ -133,13 +133,18 @@ impl Range {
         k: usize,
         update: bool,
     ) -> f64 {
+        let live: Vec<usize> = (0..self.combos.len())
+            .filter(|&i| self.weights[i] != 0.0)
+            .collect();
+        let views: Vec<UniversalPokerState> = live
+            .iter()
+            .map(|&i| state.with_hole_cards(seat, &self.combos[i]))
+            .collect();
+        let refs: Vec<&dyn State> = views.iter().map(|v| v as &dyn State).collect();
+        let policies = player.policies(&refs, legal);
         let mut total = 0.0;
-        for i in 0..self.combos.len() {
-            if self.weights[i] == 0.0 {
-                continue;
-            }
-            let view = state.with_hole_cards(seat, &self.combos[i]);
-            let p = player.policy(&view, legal)[k];
+        for (&i, policy) in live.iter().zip(&policies) {
+            let p = policy[k];
             total += self.weights[i] * p;
             if update {
                 self.weights[i] *= p;

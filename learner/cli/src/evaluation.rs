@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use rnad_common::checkpoint::SavedAverage;
-use rnad_common::config::Config;
+use rnad_common::config::{Config, EvaluationMode};
 use rnad_evaluator::error::EvaluatorError;
 use rnad_evaluator::metrics::EvaluatorMetrics;
 use rnad_evaluator::run_eval::RunEvaluator;
@@ -24,17 +24,18 @@ pub struct LocalEvaluation {
 impl LocalEvaluation {
     /// The judge of the opened run: its evaluator goes on from the average
     /// the resumed checkpoint kept, and its metrics join the run's registry.
-    /// None for a game too large for exact evaluation (hold'em), which
-    /// trains unjudged: its checkpoints are judged by `rnad-evaluator match`.
+    /// None for exact evaluation of a game too large for it (hold'em),
+    /// which trains unjudged: head-to-head mode judges such games.
     pub fn new(
         config: &Config,
         opened: &mut Opened,
     ) -> Result<Option<LocalEvaluation>, EvaluatorError> {
-        if config.game.load().hands().is_none() {
+        if config.game.load().hands().is_none() && config.evaluation.mode == EvaluationMode::Exact {
             tracing::warn!(
                 game = %config.game,
                 "no exact evaluation: the game is too large for a public tree; training runs \
-                 unjudged, play its checkpoints with `rnad-evaluator match`"
+                 unjudged (evaluation.mode = \"head_to_head\" plays it against a panel, \
+                 `rnad-evaluator match` plays its checkpoints)"
             );
             return Ok(None);
         }
@@ -60,7 +61,7 @@ impl Evaluate for LocalEvaluation {
         let evaluation = self.evaluator.evaluate(kinds, state.step)?;
         self.metrics.record(
             &evaluation,
-            self.evaluator.tree().game().as_ref(),
+            self.evaluator.game(),
             state.step,
             timer.elapsed(),
         );

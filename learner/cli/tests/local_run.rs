@@ -447,3 +447,166 @@ fn head_to_head_mode_plays_the_panel_and_its_interval_covers_the_exact_value() {
         last.ci95
     );
 }
+
+/// Hold'em, too large for a public tree, is judged state by state: the
+/// trained network against seed 004's heuristic player, the uniform player
+/// and its previous version on fixed duplicate deals, and every second
+/// evaluation a local best response; the history and a real scrape of the
+/// run's metrics say the same.
+#[test]
+fn holdem_is_judged_by_its_panel_and_local_best_responses() {
+    use rnad_tests::{free_port, scrape, wait_for};
+    let dir = scratch("holdem_panel");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../configs/holdem.toml"
+    ))
+    .unwrap();
+    let mut config = Config::from_toml(&text, "configs/holdem.toml").unwrap();
+    config.run_dir = dir.clone();
+    config.network.hidden = vec![32];
+    config.rnad.batch_size = 16;
+    config.actors.count = 1;
+    config.actors.games_per_actor = 16;
+    config.actors.lockstep = true;
+    config.evaluation.interval_seconds = 0.0;
+    config.evaluation.interval_steps = 5;
+    config.evaluation.deals = 50;
+    config.evaluation.lbr_interval_evaluations = 2;
+    config.evaluation.lbr_hands = 20;
+    let port = free_port();
+    let shutdown = Shutdown::new();
+    let runner = {
+        let shutdown = shutdown.clone();
+        std::thread::spawn(move || {
+            let options = LocalOptions {
+                max_steps: Some(10_000),
+                progress: false,
+                open: OpenOptions::default(),
+                metrics: Some(([127, 0, 0, 1], port).into()),
+            };
+            run_local(config, options, &shutdown)
+        })
+    };
+    let read = || -> Vec<HistoryEntry> {
+        std::fs::read_to_string(dir.join("history.jsonl"))
+            .map(|t| {
+                t.lines()
+                    .filter_map(|l| serde_json::from_str(l).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let page = wait_for(
+        "three evaluations and a scrape",
+        Duration::from_secs(300),
+        || (read().len() >= 3).then(|| scrape(port)).flatten(),
+        || format!("{:?}", read()),
+    );
+    shutdown.cancel();
+    runner.join().unwrap().unwrap();
+    let entries = read();
+    for (i, entry) in entries.iter().enumerate() {
+        assert!(entry.nash_conv.is_none(), "{entry:?}");
+        let opponents: Vec<&str> = entry
+            .head_to_head
+            .iter()
+            .map(|h| h.opponent.as_str())
+            .collect();
+        let expected: &[&str] = if i == 0 {
+            &["heuristic", "uniform"]
+        } else {
+            &["heuristic", "uniform", "previous"]
+        };
+        assert_eq!(opponents, expected, "{entry:?}");
+        if i > 0 {
+            let previous = entries[i - 1].learner_step;
+            assert_eq!(entry.head_to_head[2].opponent_step, Some(previous));
+        }
+        for h in &entry.head_to_head {
+            assert!(h.mean.is_finite() && h.ci95 > 0.0 && h.deals == 50, "{h:?}");
+        }
+        // LBR at evaluations 0, 2, 4, …
+        let lbr = entry.lbr.as_ref();
+        assert_eq!(lbr.is_some(), i % 2 == 0, "{entry:?}");
+        if let Some(lbr) = lbr {
+            assert_eq!((lbr.hands, lbr.bets.as_str()), (20, "fcpa"));
+            assert!(
+                lbr.mbb_per_hand.is_finite() && lbr.ci95_mbb > 0.0,
+                "{lbr:?}"
+            );
+        }
+    }
+    let scraped = rnad_tests::sample(&page, "rnad_evaluator_lbr_mbb_per_hand").unwrap();
+    assert!(
+        entries
+            .iter()
+            .filter_map(|e| e.lbr.as_ref())
+            .any(|l| (l.mbb_per_hand - scraped).abs() <= 1e-6 * l.mbb_per_hand.abs().max(1.0)),
+        "scraped {scraped}, history {entries:?}"
+    );
+    let heuristic = rnad_tests::labelled(
+        &page,
+        "rnad_evaluator_head_to_head",
+        "opponent=\"heuristic\"",
+    );
+    assert!(heuristic.is_some_and(f64::is_finite), "{page}");
+
+    // Its checkpoint plays in `match` and `lbr` as a network, state by
+    // state; the average, which needs a public tree, is refused saying so.
+    let checkpoint = checkpoint::list(&RunDir::new(&dir).checkpoints())
+        .unwrap()
+        .pop()
+        .unwrap();
+    let network = format!("checkpoint:{}", checkpoint.display());
+    let evaluator = |name: &str, args: &[&str]| {
+        rnad_tests::run_binary("rnad-evaluator", args, &dir, name, Duration::from_secs(120))
+    };
+    let players = format!("{network},heuristic");
+    let played = evaluator(
+        "match",
+        &[
+            "match",
+            "--game",
+            "holdem",
+            "--players",
+            &players,
+            "--deals",
+            "40",
+            "--json",
+        ],
+    );
+    assert!(played.status.success(), "{}", played.stderr);
+    let report: serde_json::Value = serde_json::from_str(&played.stdout).unwrap();
+    assert_eq!(report["games"], 80, "{report}");
+    let lbr = evaluator(
+        "lbr",
+        &[
+            "lbr", "--game", "holdem", "--player", &network, "--hands", "10", "--json",
+        ],
+    );
+    assert!(lbr.status.success(), "{}", lbr.stderr);
+    let report: serde_json::Value = serde_json::from_str(&lbr.stdout).unwrap();
+    assert_eq!(report["hands"], 10, "{report}");
+    let average = format!("{network}:target_average,heuristic");
+    let refused = evaluator(
+        "refused",
+        &[
+            "match",
+            "--game",
+            "holdem",
+            "--players",
+            &average,
+            "--deals",
+            "4",
+        ],
+    );
+    assert!(!refused.status.success());
+    assert!(
+        refused
+            .stderr
+            .contains("target_average averages over every information state"),
+        "{}",
+        refused.stderr
+    );
+}

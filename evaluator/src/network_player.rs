@@ -1,0 +1,148 @@
+//! A policy-value network as a player that decides from the state it is
+//! in: for games too large to tabulate (hold'em), in matches, in local
+//! best response and in the head-to-head panel. It reads each state's
+//! network input ([`State::network_input`]) as the actors do, and many
+//! states at once in one forward pass (a range's every hand).
+
+use candle_core::{Device, Tensor};
+use rnad_common::net::{first_nonfinite, legal_policy, NetShape, ParamSet, PolicyValueNet};
+use rnad_games::headtohead::sampled::Player;
+use rnad_games::{Action, State, Turn};
+
+use crate::neural::{post_process_row, NetworkError, POLICY_DISCRETIZATION, POLICY_THRESHOLD};
+
+/// A network's policy, optionally post-processed as the reference does.
+pub struct NetworkPlayer {
+    net: PolicyValueNet,
+    shape: NetShape,
+    post_process: bool,
+}
+
+impl NetworkPlayer {
+    /// The player of `params` (networks of `shape`); with `post_process`,
+    /// actions below the threshold dropped and the rest rounded
+    /// ([`crate::neural::post_process`]). Parameters that are not finite
+    /// are refused.
+    pub fn new(
+        shape: &NetShape,
+        params: &ParamSet,
+        post_process: bool,
+    ) -> Result<NetworkPlayer, NetworkError> {
+        if let Some(i) = first_nonfinite(params.tensors())? {
+            return Err(NetworkError::NonFiniteParameter {
+                tensor: shape.param_names()[i].0.clone(),
+            });
+        }
+        let params = params.to_device(&Device::Cpu)?;
+        Ok(NetworkPlayer {
+            net: PolicyValueNet::new(shape, params.tensors()),
+            shape: shape.clone(),
+            post_process,
+        })
+    }
+
+    fn forward(&self, states: &[&dyn State], legal: &[Action]) -> candle_core::Result<Vec<f32>> {
+        let (input, actions) = (self.shape.input, self.shape.actions);
+        let mut obs = vec![0.0f32; states.len() * input];
+        for (state, row) in states.iter().zip(obs.chunks_mut(input)) {
+            let Turn::Player(player) = state.turn() else {
+                panic!("a network is asked to act where no player acts");
+            };
+            state.network_input(player, row);
+        }
+        let mut mask = vec![0.0f32; actions];
+        for &a in legal {
+            mask[a] = 1.0;
+        }
+        let masks: Vec<f32> = mask.repeat(states.len());
+        let obs = Tensor::from_vec(obs, (states.len(), input), &Device::Cpu)?;
+        let masks = Tensor::from_vec(masks, (states.len(), actions), &Device::Cpu)?;
+        let (logits, _) = self.net.forward(&obs)?;
+        legal_policy(&logits, &masks)?
+            .flatten_all()?
+            .to_vec1::<f32>()
+    }
+}
+
+impl Player for NetworkPlayer {
+    fn policy(&mut self, state: &dyn State, legal: &[Action]) -> Vec<f64> {
+        self.policies(&[state], legal).remove(0)
+    }
+
+    fn policies(&mut self, states: &[&dyn State], legal: &[Action]) -> Vec<Vec<f64>> {
+        let probs = self
+            .forward(states, legal)
+            .expect("a finite network's forward pass on the CPU");
+        probs
+            .chunks(self.shape.actions)
+            .map(|row| {
+                let mut policy: Vec<f64> = legal.iter().map(|&a| f64::from(row[a])).collect();
+                if self.post_process {
+                    post_process_row(&mut policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION);
+                }
+                policy
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rnad_games::GameSpec;
+
+    /// On Leduc, where every state can also be tabulated, the player gives
+    /// the tabulated network's probabilities, and a range of states in one
+    /// call the same as one by one.
+    #[test]
+    fn matches_the_tabulated_network_state_by_state_and_batched() {
+        let spec: GameSpec = "leduc_poker".parse().unwrap();
+        let game = spec.load();
+        let shape = NetShape {
+            input: game.information_state_tensor_size(),
+            hidden: vec![16],
+            actions: game.num_distinct_actions(),
+        };
+        let params = ParamSet::init(&shape, 3).unwrap();
+        let mut player = NetworkPlayer::new(&shape, &params, false).unwrap();
+        let tree = rnad_games::public_tree::PublicTree::build(game.clone()).unwrap();
+        let inputs = crate::neural::NetworkInputs::new(&tree);
+        let table = crate::neural::network_policy(&tree, &inputs, &shape, &params).unwrap();
+        let index = tree.info_state_index();
+        // Deal, then player 0 checks: player 1 acts holding each card.
+        let mut compared = 0;
+        for (first, second) in [(0, 1), (2, 5), (4, 3)] {
+            let mut state = game.new_initial_state();
+            state.apply_action(first);
+            state.apply_action(second);
+            state.apply_action(1);
+            let legal = state.legal_actions();
+            let one = player.policy(state.as_ref(), &legal);
+            let two = player.policies(&[state.as_ref(), state.as_ref()], &legal);
+            assert_eq!(two, vec![one.clone(), one.clone()]);
+            let key = state.information_state_string(1);
+            let (d, hand) = index[&key];
+            let tabulated = &table.probs()[tree.decisions()[d].slots(hand)];
+            for (p, t) in one.iter().zip(tabulated) {
+                assert!((p - t).abs() < 1e-6, "{key}: {one:?} against {tabulated:?}");
+            }
+            compared += 1;
+        }
+        assert_eq!(compared, 3);
+    }
+
+    #[test]
+    fn parameters_that_are_not_finite_are_refused() {
+        let shape = NetShape {
+            input: 4,
+            hidden: vec![3],
+            actions: 2,
+        };
+        let params = ParamSet::init(&shape, 0).unwrap();
+        let mut tensors = params.tensors().to_vec();
+        tensors[0] = (&tensors[0] * f64::NAN).unwrap();
+        let broken = ParamSet::from_tensors(tensors);
+        let error = NetworkPlayer::new(&shape, &broken, false).err().unwrap();
+        assert!(error.to_string().contains("torso.0.weight"), "{error}");
+    }
+}

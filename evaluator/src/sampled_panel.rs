@@ -1,0 +1,166 @@
+//! Head-to-head evaluation during training for games too large for a
+//! public tree (hold'em): the evaluated network plays, state by state, a
+//! panel of seed 004's heuristic player (poker games), the uniform player
+//! and the version evaluated before, on the same duplicate deals at every
+//! evaluation; and every `evaluation.lbr_interval_evaluations` evaluations
+//! (heads-up universal_poker) a local best response measures how much a
+//! simple exploiter wins from it.
+//!
+//! Results are the all-in-equity estimates (run-outs of all-in hands
+//! averaged rather than dealt once): the same expectation as the raw
+//! payoffs with a narrower interval.
+
+use std::sync::Arc;
+
+use rnad_common::config::Config;
+use rnad_common::history::{HeadToHead, LocalBestResponse};
+use rnad_common::net::{NetShape, ParamSet};
+use rnad_games::headtohead::baselines::Baseline;
+use rnad_games::headtohead::chips_per_big_blind;
+use rnad_games::headtohead::sampled::{play_duplicate, Player};
+use rnad_games::universal_poker::lbr::{local_best_response, LbrOptions};
+use rnad_games::universal_poker::UniversalPoker;
+use rnad_games::Game;
+
+use crate::error::EvaluatorError;
+use crate::network_player::NetworkPlayer;
+use rnad_common::history::PolicyKind;
+
+/// The bets LBR considers in training: fold, call, pot and all-in.
+const LBR_BETS: [usize; 2] = [2, 3];
+/// Boards sampled for LBR's equity when more than one card is to come.
+const LBR_SAMPLED_BOARDS: usize = 32;
+
+/// When LBR runs, and how long.
+struct LbrSchedule {
+    every: u64,
+    hands: usize,
+    game: UniversalPoker,
+}
+
+/// The panel and the deals every evaluated version meets.
+pub struct SampledPanel {
+    game: Arc<dyn Game>,
+    shape: NetShape,
+    fixed: Vec<Baseline>,
+    /// The version evaluated last, and its learner step.
+    previous: Option<(u64, ParamSet)>,
+    deals: usize,
+    seed: u64,
+    big_blind: f64,
+    lbr: Option<LbrSchedule>,
+    evaluations: u64,
+}
+
+impl SampledPanel {
+    /// The panel `config` asks for, for networks of `shape`. LBR asked of
+    /// a game other than heads-up universal_poker is refused.
+    pub fn new(config: &Config, shape: NetShape) -> Result<SampledPanel, EvaluatorError> {
+        let game = config.game.load();
+        let big_blind = chips_per_big_blind(&config.game);
+        let e = &config.evaluation;
+        let lbr = match e.lbr_interval_evaluations {
+            0 => None,
+            every if config.game.name() == "universal_poker" && game.num_players() == 2 => {
+                Some(LbrSchedule {
+                    every,
+                    hands: e.lbr_hands,
+                    game: UniversalPoker::new(config.game.clone()),
+                })
+            }
+            _ => {
+                return Err(EvaluatorError::Usage(format!(
+                    "evaluation.lbr_interval_evaluations: local best response plays heads-up \
+                     universal_poker games, not {}; set it to 0",
+                    config.game
+                )))
+            }
+        };
+        Ok(SampledPanel {
+            fixed: if big_blind.is_some() {
+                vec![Baseline::Heuristic, Baseline::Uniform]
+            } else {
+                vec![Baseline::Uniform]
+            },
+            game,
+            shape,
+            previous: None,
+            deals: e.deals,
+            seed: config.seed,
+            big_blind: big_blind.unwrap_or(1.0),
+            lbr,
+            evaluations: 0,
+        })
+    }
+
+    fn network(&self, params: &ParamSet) -> Result<NetworkPlayer, EvaluatorError> {
+        NetworkPlayer::new(&self.shape, params, true).map_err(|source| EvaluatorError::Network {
+            kind: PolicyKind::TargetPostprocessed,
+            source,
+        })
+    }
+
+    /// Plays the post-processed policy of `target` (learner step `step`)
+    /// against every opponent, and on every LBR evaluation LBR against it;
+    /// then keeps it as the next version's `previous`.
+    pub fn play(
+        &mut self,
+        target: &ParamSet,
+        step: u64,
+    ) -> Result<(Vec<HeadToHead>, Option<LocalBestResponse>), EvaluatorError> {
+        let mut opponents: Vec<(String, Option<u64>, Box<dyn Player>)> = self
+            .fixed
+            .iter()
+            .map(|b| (b.to_string(), None, Box::new(*b) as Box<dyn Player>))
+            .collect();
+        if let Some((previous_step, previous)) = &self.previous {
+            let player = self.network(previous)?;
+            opponents.push(("previous".into(), Some(*previous_step), Box::new(player)));
+        }
+        let mut results = Vec::with_capacity(opponents.len());
+        for (name, opponent_step, opponent) in opponents {
+            let names = ["evaluated".to_string(), name.clone()];
+            let mut players: Vec<Box<dyn Player>> = vec![Box::new(self.network(target)?), opponent];
+            let report = play_duplicate(
+                self.game.as_ref(),
+                &names,
+                &mut players,
+                (self.deals, self.seed),
+                self.big_blind,
+                &mut |_, _, _, _| {},
+            );
+            let evaluated = &report.all_in_equity[0];
+            results.push(HeadToHead {
+                opponent: name,
+                opponent_step,
+                mean: evaluated.mean,
+                ci95: evaluated.ci95,
+                deals: self.deals,
+            });
+        }
+        let lbr = match &self.lbr {
+            Some(schedule) if self.evaluations.is_multiple_of(schedule.every) => {
+                let options = LbrOptions {
+                    hands: schedule.hands,
+                    seed: self.seed,
+                    bets: LBR_BETS.to_vec(),
+                    call_before_round: 0,
+                    sampled_boards: LBR_SAMPLED_BOARDS,
+                };
+                let mut player = self.network(target)?;
+                let report = local_best_response(&schedule.game, &mut player, &options)
+                    .map_err(|e| EvaluatorError::Usage(e.0))?;
+                Some(LocalBestResponse {
+                    bets: "fcpa".into(),
+                    hands: report.hands,
+                    mbb_per_hand: report.mbb_per_hand,
+                    ci95_mbb: report.ci95_mbb,
+                })
+            }
+            _ => None,
+        };
+        self.evaluations += 1;
+        self.previous = Some((step, target.clone()));
+        Ok((results, lbr))
+    }
+}
