@@ -14,7 +14,7 @@ use rnad_games::public_tree::PublicTree;
 use rnad_games::GameSpec;
 
 use crate::error::EvaluatorError;
-use crate::network_player::NetworkPlayer;
+use crate::network_player::{NetworkPlayer, NetworkValue};
 use crate::neural::{
     network_policy, post_process, NetworkInputs, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
 };
@@ -113,6 +113,13 @@ impl CheckpointPolicies {
         let params = self.file.params(&shape, set.name())?;
         NetworkPlayer::new(&shape, &params, kind == PolicyKind::TargetPostprocessed)
             .map_err(|source| EvaluatorError::Network { kind, source })
+    }
+
+    /// The value head of the target network, in chips, for `game` (the
+    /// checkpoint's): the control variate's value function.
+    pub fn network_value(&self, game: &GameSpec) -> Result<NetworkValue, EvaluatorError> {
+        let network = self.network_player(game, PolicyKind::Target)?;
+        Ok(NetworkValue::new(network, self.config.rnad.reward_scale))
     }
 
     /// The `target_average` policy as it was when the checkpoint was

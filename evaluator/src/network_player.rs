@@ -6,7 +6,7 @@
 
 use candle_core::{Device, Tensor};
 use rnad_common::net::{first_nonfinite, legal_policy, NetShape, ParamSet, PolicyValueNet};
-use rnad_games::headtohead::sampled::Player;
+use rnad_games::headtohead::sampled::{Player, ValueFunction};
 use rnad_games::{Action, State, Turn};
 
 use crate::neural::{post_process_row, NetworkError, POLICY_DISCRETIZATION, POLICY_THRESHOLD};
@@ -41,26 +41,74 @@ impl NetworkPlayer {
         })
     }
 
-    fn forward(&self, states: &[&dyn State], legal: &[Action]) -> candle_core::Result<Vec<f32>> {
-        let (input, actions) = (self.shape.input, self.shape.actions);
+    /// Logits and values at `states`, each as `reader(state)` sees it.
+    fn forward(
+        &self,
+        states: &[&dyn State],
+        reader: impl Fn(&dyn State) -> usize,
+    ) -> candle_core::Result<(Tensor, Tensor)> {
+        let input = self.shape.input;
         let mut obs = vec![0.0f32; states.len() * input];
         for (state, row) in states.iter().zip(obs.chunks_mut(input)) {
-            let Turn::Player(player) = state.turn() else {
-                panic!("a network is asked to act where no player acts");
-            };
-            state.network_input(player, row);
+            state.network_input(reader(*state), row);
         }
+        let obs = Tensor::from_vec(obs, (states.len(), input), &Device::Cpu)?;
+        self.net.forward(&obs)
+    }
+
+    fn probabilities(
+        &self,
+        states: &[&dyn State],
+        legal: &[Action],
+    ) -> candle_core::Result<Vec<f32>> {
+        let actions = self.shape.actions;
+        let (logits, _) = self.forward(states, |state| match state.turn() {
+            Turn::Player(player) => player,
+            _ => panic!("a network is asked to act where no player acts"),
+        })?;
         let mut mask = vec![0.0f32; actions];
         for &a in legal {
             mask[a] = 1.0;
         }
-        let masks: Vec<f32> = mask.repeat(states.len());
-        let obs = Tensor::from_vec(obs, (states.len(), input), &Device::Cpu)?;
+        let masks = mask.repeat(states.len());
         let masks = Tensor::from_vec(masks, (states.len(), actions), &Device::Cpu)?;
-        let (logits, _) = self.net.forward(&obs)?;
         legal_policy(&logits, &masks)?
             .flatten_all()?
             .to_vec1::<f32>()
+    }
+}
+
+/// A network's value head as the control variate's value function: each
+/// seat's value read from its own view of the state, in chips (the head
+/// predicts returns times `rnad.reward_scale`).
+pub struct NetworkValue {
+    network: NetworkPlayer,
+    chips_per_unit: f64,
+}
+
+impl NetworkValue {
+    /// The value head of `network`, trained on returns times
+    /// `reward_scale`.
+    pub fn new(network: NetworkPlayer, reward_scale: f64) -> NetworkValue {
+        NetworkValue {
+            network,
+            chips_per_unit: 1.0 / reward_scale,
+        }
+    }
+}
+
+impl ValueFunction for NetworkValue {
+    fn values(&mut self, states: &[&dyn State], seat: usize, _: &[usize]) -> Vec<f64> {
+        let (_, values) = self
+            .network
+            .forward(states, |_| seat)
+            .expect("a finite network's forward pass on the CPU");
+        values
+            .to_vec1::<f32>()
+            .expect("one value a state")
+            .into_iter()
+            .map(|v| f64::from(v) * self.chips_per_unit)
+            .collect()
     }
 }
 
@@ -71,7 +119,7 @@ impl Player for NetworkPlayer {
 
     fn policies(&mut self, states: &[&dyn State], legal: &[Action]) -> Vec<Vec<f64>> {
         let probs = self
-            .forward(states, legal)
+            .probabilities(states, legal)
             .expect("a finite network's forward pass on the CPU");
         probs
             .chunks(self.shape.actions)

@@ -127,6 +127,7 @@ impl SampledPanel {
                 &mut players,
                 (self.deals, self.seed),
                 self.big_blind,
+                None,
                 &mut |_, _, _, _| {},
             );
             let evaluated = &report.all_in_equity[0];

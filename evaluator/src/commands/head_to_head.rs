@@ -11,10 +11,11 @@ use rnad_games::{Game, GameSpec};
 use serde_json::json;
 
 use super::{build_tree, emit, game_help};
+use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
 use crate::output::write_atomically;
 use crate::players::{PlayerSpec, Tabulator};
-use rnad_games::headtohead::sampled::{play_duplicate, DuplicateReport};
+use rnad_games::headtohead::sampled::{play_duplicate, DuplicateReport, ValueFunction};
 use rnad_games::headtohead::stats::PlayerResult;
 use rnad_games::headtohead::{chips_per_big_blind, play_match, MatchReport, Mode};
 use rnad_games::universal_poker::acpc_log::log_line;
@@ -53,6 +54,12 @@ pub struct MatchArgs {
     /// universal_poker games).
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
+    /// A checkpoint of this game whose target network's value head is the
+    /// value function of a control variate (AIVAT): a third estimate, with
+    /// the luck of every card and every action corrected by how far it
+    /// moved each seat's value; played state by state.
+    #[arg(long, value_name = "CHECKPOINT")]
+    pub value_function: Option<PathBuf>,
 }
 
 /// Runs `match`.
@@ -67,6 +74,7 @@ pub fn run_match(args: &MatchArgs, out: &mut dyn Write) -> Result<(), EvaluatorE
         )));
     }
     let state_by_state = game.hands().is_none()
+        || args.value_function.is_some()
         || args
             .players
             .iter()
@@ -143,12 +151,17 @@ fn run_duplicate(
             lines.push(log_line(poker, history, lines.len() as u64, &seated));
         }
     };
+    let mut value = match &args.value_function {
+        Some(path) => Some(CheckpointPolicies::read(path)?.network_value(&args.game)?),
+        None => None,
+    };
     let report = play_duplicate(
         game,
         &names,
         &mut players,
         (args.deals, args.seed),
         big_blind,
+        value.as_mut().map(|v| v as &mut dyn ValueFunction),
         &mut record,
     );
     if let Some(path) = &args.log {
@@ -171,13 +184,18 @@ fn describe_duplicate(report: &DuplicateReport) -> String {
         "{}: {} deals x {} seatings = {} games, {:.0} games/s; big blinds per game with 95% interval over deals (big blind {} chips)",
         report.game, report.deals, report.seatings, report.games, report.games_per_second, report.big_blind
     )];
-    for (raw, equity) in report.raw.iter().zip(&report.all_in_equity) {
+    for (p, (raw, equity)) in report.raw.iter().zip(&report.all_in_equity).enumerate() {
         let bb = |r: &PlayerResult| (r.mean / report.big_blind, r.ci95 / report.big_blind);
         let ((m, c), (em, ec)) = (bb(raw), bb(equity));
-        lines.push(format!(
+        let mut line = format!(
             "  {:<24} {m:+.3} ± {c:.3} bb/g   all-in equity: {em:+.3} ± {ec:.3} bb/g",
             raw.name
-        ));
+        );
+        if let Some(corrected) = &report.control_variate {
+            let (vm, vc) = bb(&corrected[p]);
+            line += &format!("   control variate: {vm:+.3} ± {vc:.3} bb/g");
+        }
+        lines.push(line);
     }
     lines.join("\n")
 }

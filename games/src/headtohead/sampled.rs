@@ -5,7 +5,13 @@
 //! no decision is left before the board is complete, the rest of the board
 //! is averaged over instead of dealt once (exactly where the run-outs are
 //! few, by sampling otherwise), which removes the luck of the run-out
-//! without changing the expectation.
+//! without changing the expectation. Where a value function is given, a
+//! third estimate subtracts, at every chance move and every decision (each
+//! player's policy is known here), how much the move taken moved each
+//! seat's value above its expectation over every move (AIVAT, Burch et al.
+//! 2018): each correction has mean zero whatever the value function, so
+//! the estimate keeps the expectation, and the better the values the more
+//! luck it removes; with exact values nothing but the expectation is left.
 
 use std::time::Instant;
 
@@ -35,6 +41,14 @@ pub trait Player: Send {
     }
 }
 
+/// A seat's expected payoff at any state, in chips: the control variate's
+/// value function (a network's value head).
+pub trait ValueFunction {
+    /// `seat`'s expected payoff at each of `states` (as far as it can
+    /// tell), with `seating[s]` the player in seat `s`.
+    fn values(&mut self, states: &[&dyn State], seat: usize, seating: &[usize]) -> Vec<f64>;
+}
+
 /// Run-outs averaged exactly up to this many, sampled beyond.
 const EXACT_RUN_OUTS: usize = 2_000;
 /// Run-outs sampled when there are more than [`EXACT_RUN_OUTS`].
@@ -60,6 +74,10 @@ pub struct DuplicateReport {
     /// Each player's result with all-in run-outs replaced by their
     /// expectation.
     pub all_in_equity: Vec<PlayerResult>,
+    /// Each player's result less the value function's chance corrections,
+    /// where one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_variate: Option<Vec<PlayerResult>>,
 }
 
 /// What a match shows of each finished game: the deal, the seating
@@ -68,13 +86,15 @@ pub struct DuplicateReport {
 pub type GameRecord<'a> = dyn FnMut(usize, &[usize], &[Action], &[f64]) + 'a;
 
 /// Plays every seating of `players` (named `names`) on `deals` deals drawn
-/// from `seed`, showing each finished game to `record`.
+/// from `seed`, showing each finished game to `record`; with `value`, the
+/// control-variate estimate too.
 pub fn play_duplicate(
     game: &dyn Game,
     names: &[String],
     players: &mut [Box<dyn Player>],
     (deals, seed): (usize, u64),
     big_blind: f64,
+    mut value: Option<&mut dyn ValueFunction>,
     record: &mut GameRecord<'_>,
 ) -> DuplicateReport {
     let seats = game.num_players();
@@ -82,6 +102,7 @@ pub fn play_duplicate(
     let seatings = seatings(seats);
     let mut raw = Tally::new(seats, seats, deals);
     let mut equity = Tally::new(seats, seats, deals);
+    let mut corrected = Tally::new(seats, seats, deals);
     let started = Instant::now();
     for deal in 0..deals {
         for (s, seating) in seatings.iter().enumerate() {
@@ -90,6 +111,7 @@ pub fn play_duplicate(
             let mut state = game.new_initial_state();
             let mut run_out_value = None;
             let mut history = Vec::new();
+            let mut corrections = vec![0.0; seats];
             loop {
                 match state.turn() {
                     Turn::Terminal => break,
@@ -99,6 +121,11 @@ pub fn play_duplicate(
                                 .map(|count| expected_run_out(state.as_ref(), count, seed, deal));
                         }
                         let outcome = inverse_cdf(chance.random::<f64>(), state.chance_outcomes());
+                        if let Some(value) = value.as_mut() {
+                            let moves = state.chance_outcomes();
+                            let at = (state.as_ref(), moves.as_slice(), outcome);
+                            correct(at, seating, *value, &mut corrections);
+                        }
                         state.apply_action(outcome);
                         history.push(outcome);
                     }
@@ -109,6 +136,12 @@ pub fn play_duplicate(
                             actions.random::<f64>(),
                             legal.iter().copied().zip(probs.iter().copied()),
                         );
+                        if let Some(value) = value.as_mut() {
+                            let moves: Vec<(Action, f64)> =
+                                legal.iter().copied().zip(probs).collect();
+                            let at = (state.as_ref(), moves.as_slice(), pick);
+                            correct(at, seating, *value, &mut corrections);
+                        }
                         state.apply_action(pick);
                         history.push(pick);
                     }
@@ -118,6 +151,12 @@ pub fn play_duplicate(
             record(deal, seating, &history, &returns);
             raw.record(deal, seating, &returns);
             equity.record(deal, seating, run_out_value.as_deref().unwrap_or(&returns));
+            let less: Vec<f64> = returns
+                .iter()
+                .zip(&corrections)
+                .map(|(r, c)| r - c)
+                .collect();
+            corrected.record(deal, seating, &less);
         }
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -131,6 +170,38 @@ pub fn play_duplicate(
         big_blind,
         raw: raw.results(names, Some(big_blind)),
         all_in_equity: equity.results(names, Some(big_blind)),
+        control_variate: value
+            .is_some()
+            .then(|| corrected.results(names, Some(big_blind))),
+    }
+}
+
+/// Adds to each seat's correction how far taking `taken` at `state`, where
+/// `moves` are the moves with their probabilities (chance's or the acting
+/// player's), moves the seat's value from its expectation over the moves.
+fn correct(
+    (state, moves, taken): (&dyn State, &[(Action, f64)], Action),
+    seating: &[usize],
+    value: &mut dyn ValueFunction,
+    corrections: &mut [f64],
+) {
+    let children: Vec<Box<dyn State>> = moves
+        .iter()
+        .map(|&(m, _)| {
+            let mut child = state.clone_box();
+            child.apply_action(m);
+            child
+        })
+        .collect();
+    let refs: Vec<&dyn State> = children.iter().map(|c| c.as_ref()).collect();
+    let taken = moves
+        .iter()
+        .position(|&(m, _)| m == taken)
+        .expect("the move taken is one of the moves");
+    for (seat, correction) in corrections.iter_mut().enumerate() {
+        let values = value.values(&refs, seat, seating);
+        let expected: f64 = moves.iter().zip(&values).map(|((_, p), v)| p * v).sum();
+        *correction += values[taken] - expected;
     }
 }
 

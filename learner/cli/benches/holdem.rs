@@ -275,6 +275,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &mut players,
             (deals, 4),
             big_blind,
+            None,
             &mut |_, _, _, _| {},
         );
         if started.elapsed().as_secs_f64() >= seconds {

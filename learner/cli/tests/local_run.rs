@@ -574,11 +574,16 @@ fn holdem_is_judged_by_its_panel_and_local_best_responses() {
             "--deals",
             "40",
             "--json",
+            "--value-function",
+            checkpoint.to_str().unwrap(),
         ],
     );
     assert!(played.status.success(), "{}", played.stderr);
     let report: serde_json::Value = serde_json::from_str(&played.stdout).unwrap();
     assert_eq!(report["games"], 80, "{report}");
+    // Three estimates of the same games: raw, all-in equity, control variate.
+    let corrected = report["control_variate"][0]["mean"].as_f64().unwrap();
+    assert!(corrected.is_finite(), "{report}");
     let lbr = evaluator(
         "lbr",
         &[
