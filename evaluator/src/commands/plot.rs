@@ -38,8 +38,9 @@ pub struct PlotArgs {
     /// Draw this numeric column instead of NashConv: any field of
     /// training.jsonl (loss_value, loss_neurd, alpha, steps_per_second,
     /// decisions_per_second, queue_depth, policy_lag_p99, ...) or, failing
-    /// that, of history.jsonl with dots for nested fields (nash_conv.reg).
-    /// Not with --kind.
+    /// that, of history.jsonl with dots for nested fields (nash_conv.reg,
+    /// head_to_head.heuristic.mean: arrays by index or opponent,
+    /// lbr.mbb_per_hand). Not with --kind.
     #[arg(long, conflicts_with = "kind")]
     pub metric: Option<String>,
     /// Which policy's NashConv; repeat it to draw several kinds, a line

@@ -115,13 +115,23 @@ fn column(lines: &[serde_json::Value], name: &str, axis: Axis) -> Vec<(f64, f64)
     lines
         .iter()
         .filter_map(|line| {
-            let value = name
-                .split('.')
-                .try_fold(line, |v, part| v.get(part))?
-                .as_f64()?;
+            let value = name.split('.').try_fold(line, field)?.as_f64()?;
             Some((axis.of_line(line)?, value))
         })
         .collect()
+}
+
+/// One step of a dotted path: an object's field, or in an array the
+/// element of that index or the one whose `opponent` it names
+/// (`head_to_head.heuristic.mean`).
+fn field<'v>(value: &'v serde_json::Value, part: &str) -> Option<&'v serde_json::Value> {
+    match value {
+        serde_json::Value::Array(items) => match part.parse::<usize>() {
+            Ok(i) => items.get(i),
+            Err(_) => items.iter().find(|item| item["opponent"] == part),
+        },
+        _ => value.get(part),
+    }
 }
 
 /// A variant's curve: at each x, the mean, minimum and maximum over seeds.
@@ -275,4 +285,28 @@ pub fn variant_stats(runs: &[Run], kind: PolicyKind) -> Option<VariantStats> {
         tail_mean: mean(&tails.iter().map(|t| mean(t)).collect::<Vec<_>>()),
         tail_std: mean(&tails.iter().map(|t| std_dev(t)).collect::<Vec<_>>()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotted_fields_reach_into_objects_and_arrays_by_index_or_opponent() {
+        let line = serde_json::json!({
+            "learner_step": 10,
+            "lbr": {"mbb_per_hand": 250.0},
+            "head_to_head": [
+                {"opponent": "heuristic", "mean": 1.5},
+                {"opponent": "uniform", "mean": 2.5}
+            ]
+        });
+        let lines = [line];
+        let at = |name: &str| column(&lines, name, Axis::Steps);
+        assert_eq!(at("lbr.mbb_per_hand"), vec![(10.0, 250.0)]);
+        assert_eq!(at("head_to_head.uniform.mean"), vec![(10.0, 2.5)]);
+        assert_eq!(at("head_to_head.0.mean"), vec![(10.0, 1.5)]);
+        assert!(at("head_to_head.previous.mean").is_empty());
+        assert!(at("head_to_head.7.mean").is_empty());
+    }
 }
