@@ -461,12 +461,29 @@ fn unusable_runs_are_named_in_the_error() {
             ..e.clone()
         })
         .collect();
+    // A head-to-head run reads, and draws as columns, not as NashConv.
     let panel_only = make_run(&root, "panel-only", ema.clone(), &head_to_head);
-    let err = load_run(&panel_only).unwrap_err().to_string();
+    assert_eq!(load_run(&panel_only).unwrap().history.len(), good.len());
+    let figure = root.join("panel.svg");
+    let err = plot_command(&panel_only, &figure, &[]).unwrap_err();
     assert!(
-        err.contains("panel-only/history.jsonl") && err.contains("head to head"),
+        err.contains("no numeric values of `NashConv (target)`"),
         "{err}"
     );
+    let mut report = Vec::new();
+    let err = Cli::try_parse_from(["rnad-evaluator", "history", panel_only.to_str().unwrap()])
+        .unwrap()
+        .run(&mut report)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no exact evaluations"), "{err}");
+    plot_command(
+        &panel_only,
+        &figure,
+        &["--metric", "head_to_head.uniform.mean"],
+    )
+    .unwrap();
+    assert!(std::fs::read_to_string(&figure).unwrap().contains("<svg"));
 
     let bad_config = make_run(&root, "bad-config", ema.clone(), &good);
     std::fs::write(bad_config.join("config.toml"), "game = \"chess\"\n").unwrap();

@@ -42,6 +42,13 @@ pub fn run(args: &HistoryArgs, out: &mut dyn Write) -> Result<(), EvaluatorError
         )));
     }
     let run = load_run(&args.run)?;
+    if run.history.iter().all(|e| e.nash_conv.is_none()) {
+        return Err(EvaluatorError::Usage(format!(
+            "{}: no exact evaluations: the run evaluates head to head (evaluation.mode); \
+             plot --metric head_to_head.OPPONENT.mean draws it",
+            args.run.display()
+        )));
+    }
     let spec = TableSpec {
         kind: args.kind,
         threshold: args.threshold,

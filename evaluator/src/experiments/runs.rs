@@ -17,16 +17,16 @@ pub struct Run {
     pub dir: PathBuf,
     /// The config it recorded.
     pub config: Config,
-    /// Its exact evaluations, in file order (at least one).
+    /// Its evaluations, exact or head to head, in file order (at least
+    /// one).
     pub history: Vec<HistoryEntry>,
     /// The lines of its `training.jsonl` (none if it has no such file).
     pub training: Vec<serde_json::Value>,
 }
 
-/// Reads a run directory and keeps its exact evaluations (the NashConv
-/// curves experiments draw). A missing history, one without exact
-/// evaluations, or any line that is not an evaluation, is an error naming
-/// the file (and line).
+/// Reads a run directory and its evaluations (NashConv curves, or a
+/// head-to-head run's results). A missing or empty history, or any line
+/// that is not an evaluation, is an error naming the file (and line).
 pub fn load_run(dir: &Path) -> Result<Run, ExperimentError> {
     let config_path = dir.join("config.toml");
     if !config_path.exists() {
@@ -44,15 +44,7 @@ pub fn load_run(dir: &Path) -> Result<Run, ExperimentError> {
         path: path.clone(),
         source: std::io::ErrorKind::NotFound.into(),
     })?;
-    let mut history = parse_history(&path, &text)?;
-    history.retain(|e| e.nash_conv.is_some());
-    if history.is_empty() {
-        return Err(ExperimentError::Unusable {
-            path,
-            message: "no exact evaluations: the run evaluates head to head (evaluation.mode)"
-                .into(),
-        });
-    }
+    let history = parse_history(&path, &text)?;
     let training = read_training_log(&dir.join("training.jsonl"))?;
     Ok(Run {
         dir: dir.to_path_buf(),
