@@ -15,6 +15,7 @@
 //! * [`headtohead`]: the match engine (duplicate deals, every seating,
 //!   sampled or exact) and seed 002's opponent-action abstraction.
 
+pub mod daihinmin;
 mod game;
 mod kuhn;
 mod leduc;
@@ -32,6 +33,7 @@ pub mod registry;
 pub mod sampling;
 pub mod terminal;
 
+pub use daihinmin::Daihinmin;
 pub use game::{Action, Game, Hands, Payoff, State, Turn};
 pub use kuhn::KuhnPoker;
 pub use leduc::LeducPoker;

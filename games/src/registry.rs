@@ -13,11 +13,12 @@ use serde::{Deserialize, Deserializer};
 use crate::spec::{GameInfo, GameSpec, ParamDomain, SpecError};
 
 /// Every game, in the order help texts list them.
-pub static GAMES: [&GameInfo; 4] = [
+pub static GAMES: [&GameInfo; 5] = [
     &crate::kuhn::INFO,
     &crate::leduc::INFO,
     &crate::liars_dice::INFO,
     &crate::universal_poker::INFO,
+    &crate::daihinmin::INFO,
 ];
 
 /// Short names for specs, each standing for its full text.

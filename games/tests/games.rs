@@ -9,7 +9,7 @@
 use rnad_games::{registry, Game, GameSpec, Hands, Turn};
 
 /// Specs covering every registered game and each of its parameters.
-const SPECS: [&str; 16] = [
+const SPECS: [&str; 20] = [
     "kuhn_poker",
     "kuhn_poker(players=3)",
     "kuhn_poker(players=5)",
@@ -26,6 +26,10 @@ const SPECS: [&str; 16] = [
     "universal_poker(betting=limit,numRounds=3,numBoardCards=0 1 1,raiseSize=10 20 20,maxRaises=3 2 2,numRanks=5)",
     "universal_poker(numPlayers=3,blind=1 2 0,stack=10 20 10,firstPlayer=3 1,numRanks=4,numSuits=2,bettingAbstraction=fchpa)",
     "holdem",
+    "daihinmin",
+    "daihinmin(ranks=2 5 1 4 3)",
+    "daihinmin(players=3)",
+    "daihinmin(players=4,ranks=4 3 2 1)",
 ];
 
 /// A deterministic generator for the playouts.

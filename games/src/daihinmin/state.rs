@@ -1,0 +1,495 @@
+//! One game of Daihinmin as a [`State`]: the deal (one card per chance
+//! move), the exchange where the seats hold ranks from a previous game,
+//! then the tricks, to the places and their points.
+
+use std::fmt::Write;
+use std::sync::Arc;
+
+use super::cards::{cards_text, exchange_strength, indices, Cards, DIAMOND_THREE, JOKER_INDEX};
+use super::plays::{catalogue, Play, PASS};
+use super::Rules;
+use crate::{Action, Payoff, State, Turn};
+
+/// Consecutive passes after which the places still open are drawn at
+/// random (the official server's guard against a game that never ends).
+pub const PASS_LIMIT: usize = 20;
+
+/// Where a game is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Chance picks the seat dealt to first (first games only).
+    FirstSeat,
+    /// Chance deals the next card.
+    Deal,
+    /// The richest players give cards back, one a move.
+    Exchange,
+    /// Tricks.
+    Play,
+    /// Chance orders the players left after too many passes.
+    DrawPlaces,
+    /// Over.
+    Over,
+}
+
+/// A Daihinmin game in progress.
+#[derive(Clone, Debug)]
+pub struct DaihinminState {
+    rules: Arc<Rules>,
+    phase: Phase,
+    hands: Vec<Cards>,
+    /// The seat the next card goes to.
+    deal_to: usize,
+    /// Cards still to deal.
+    undealt: Cards,
+    /// Cards each seat has played (public).
+    played: Vec<Cards>,
+    /// Exchange gifts still owed, in order: (giver, receiver).
+    owed: Vec<(usize, usize)>,
+    /// Cards each seat received and gave in the exchange.
+    received: Vec<Cards>,
+    given: Vec<Cards>,
+    /// The play on the table, and who made it.
+    table: Option<(Play, usize)>,
+    locked: bool,
+    revolution: bool,
+    /// Seats out of the trick (passed), as bits.
+    passed: u32,
+    /// Whose turn.
+    to_move: usize,
+    /// Seats in the order they went out.
+    places: Vec<usize>,
+    passes_in_a_row: usize,
+    /// Every move so far, as text, for the information-state strings.
+    log: Vec<String>,
+}
+
+impl DaihinminState {
+    pub(crate) fn new(rules: Arc<Rules>) -> DaihinminState {
+        let players = rules.players;
+        let phase = if rules.ranks.is_some() {
+            Phase::Deal
+        } else {
+            Phase::FirstSeat
+        };
+        // Later games are dealt from the daifugo.
+        let deal_to = rules
+            .ranks
+            .as_ref()
+            .and_then(|r| r.iter().position(|&rank| rank == 1))
+            .unwrap_or(0);
+        DaihinminState {
+            phase,
+            hands: vec![0; players],
+            deal_to,
+            undealt: super::cards::DECK,
+            played: vec![0; players],
+            owed: Vec::new(),
+            received: vec![0; players],
+            given: vec![0; players],
+            table: None,
+            locked: false,
+            revolution: false,
+            passed: 0,
+            to_move: 0,
+            places: Vec::new(),
+            passes_in_a_row: 0,
+            log: Vec::new(),
+            rules,
+        }
+    }
+
+    /// A state in the middle of play, for tests and the Monte-Carlo
+    /// players: `hands` dealt, `to_move` to act on an empty table.
+    pub fn from_hands(rules: Arc<Rules>, hands: Vec<Cards>, to_move: usize) -> DaihinminState {
+        let mut state = DaihinminState::new(rules);
+        state.undealt = 0;
+        state.hands = hands;
+        state.phase = Phase::Play;
+        state.to_move = to_move;
+        state
+    }
+
+    /// Each seat's hand.
+    pub fn hands(&self) -> &[Cards] {
+        &self.hands
+    }
+
+    /// The play on the table and who made it.
+    pub fn table(&self) -> Option<(Play, usize)> {
+        self.table
+    }
+
+    /// Whether the order is reversed.
+    pub fn revolution(&self) -> bool {
+        self.revolution
+    }
+
+    /// Whether the table's suits are locked.
+    pub fn locked(&self) -> bool {
+        self.locked
+    }
+
+    /// Seats in the order they went out.
+    pub fn places(&self) -> &[usize] {
+        &self.places
+    }
+
+    /// Seats that passed since the table last cleared, as bits.
+    pub fn passed(&self) -> u32 {
+        self.passed
+    }
+
+    fn in_game(&self, seat: usize) -> bool {
+        self.hands[seat] != 0
+    }
+
+    /// The next seat after `from` (cyclically, `from` itself last) still
+    /// holding cards and not out of the trick.
+    fn next_to_act(&self, from: usize) -> Option<usize> {
+        let n = self.rules.players;
+        (1..=n)
+            .map(|k| (from + k) % n)
+            .find(|&s| self.in_game(s) && self.passed & (1 << s) == 0)
+    }
+
+    /// The next seat after `from` (cyclically, `from` itself first)
+    /// holding cards.
+    fn next_with_cards(&self, from: usize) -> Option<usize> {
+        let n = self.rules.players;
+        (0..n).map(|k| (from + k) % n).find(|&s| self.in_game(s))
+    }
+
+    fn legal_plays(&self) -> Vec<Action> {
+        let hand = self.hands[self.to_move];
+        let mut legal = vec![PASS];
+        for (id, play) in catalogue().plays() {
+            if play.cards & !hand != 0 {
+                continue;
+            }
+            let ok = match &self.table {
+                None => true,
+                Some((table, _)) => play.beats(table, self.revolution, self.locked),
+            };
+            if ok {
+                legal.push(id);
+            }
+        }
+        legal
+    }
+
+    fn start_play(&mut self) {
+        self.phase = Phase::Play;
+        self.to_move = (0..self.rules.players)
+            .find(|&s| self.hands[s] & DIAMOND_THREE != 0)
+            .expect("someone holds ♦3");
+    }
+
+    /// After the deal: the automatic gifts, then the gifts the daifugo
+    /// and fugo choose (as moves), or straight to play.
+    fn after_deal(&mut self) {
+        let Some(ranks) = self.rules.ranks.clone() else {
+            self.start_play();
+            return;
+        };
+        let seat_of = |rank: usize| {
+            ranks
+                .iter()
+                .position(|&r| r == rank)
+                .expect("a rank per seat")
+        };
+        let n = self.rules.players;
+        let mut pairs = vec![(seat_of(1), seat_of(n), 2)];
+        if n >= 4 {
+            pairs.push((seat_of(2), seat_of(n - 1), 1));
+        }
+        for &(rich, poor, count) in &pairs {
+            for _ in 0..count {
+                let strongest = indices(self.hands[poor])
+                    .max_by_key(|&i| exchange_strength(i))
+                    .expect("a dealt hand");
+                self.give(poor, rich, strongest);
+            }
+        }
+        for &(rich, poor, count) in &pairs {
+            self.owed.extend(std::iter::repeat_n((rich, poor), count));
+        }
+        self.phase = Phase::Exchange;
+        self.to_move = self.owed[0].0;
+    }
+
+    fn give(&mut self, from: usize, to: usize, index: usize) {
+        let bit = 1u64 << index;
+        self.hands[from] &= !bit;
+        self.hands[to] |= bit;
+        self.given[from] |= bit;
+        self.received[to] |= bit;
+    }
+
+    fn clear_table(&mut self, leader: usize) {
+        self.table = None;
+        self.locked = false;
+        self.passed = 0;
+        match self.next_with_cards(leader) {
+            Some(seat) => self.to_move = seat,
+            None => self.phase = Phase::Over,
+        }
+    }
+
+    fn apply_play(&mut self, play: Play) {
+        let seat = self.to_move;
+        self.hands[seat] &= !play.cards;
+        self.played[seat] |= play.cards;
+        self.passes_in_a_row = 0;
+        if play.revolts() {
+            self.revolution = !self.revolution;
+        }
+        let on_lone_joker = self.table.is_some_and(|(t, _)| t.is_lone_joker());
+        if play.is_lone_joker() {
+            self.locked = false;
+        } else if let Some((table, _)) = &self.table {
+            if play.suits != 0 && play.suits == table.suits {
+                self.locked = true;
+            }
+        }
+        if self.hands[seat] == 0 {
+            self.places.push(seat);
+        }
+        if self.places.len() + 1 >= self.rules.players {
+            self.finish_last();
+            return;
+        }
+        if play.eight || (on_lone_joker && play.is_spade_three()) {
+            self.clear_table(seat);
+            return;
+        }
+        self.table = Some((play, seat));
+        match self.next_to_act(seat) {
+            Some(next) => self.to_move = next,
+            None => self.clear_table(seat),
+        }
+    }
+
+    fn apply_pass(&mut self) {
+        let seat = self.to_move;
+        self.passed |= 1 << seat;
+        self.passes_in_a_row += 1;
+        if self.passes_in_a_row >= PASS_LIMIT {
+            self.phase = Phase::DrawPlaces;
+            return;
+        }
+        match self.next_to_act(seat) {
+            Some(next) => self.to_move = next,
+            // Everyone holding cards passed: the last to play leads (the
+            // leader of an empty table, if it passed too).
+            None => {
+                let leader = self.table.map_or(seat, |(_, owner)| owner);
+                self.clear_table(leader);
+            }
+        }
+    }
+
+    fn finish_last(&mut self) {
+        if let Some(last) = (0..self.rules.players).find(|s| !self.places.contains(s)) {
+            self.places.push(last);
+        }
+        self.phase = Phase::Over;
+    }
+
+    /// The seats still without a place, in seat order.
+    fn unplaced(&self) -> Vec<usize> {
+        (0..self.rules.players)
+            .filter(|s| !self.places.contains(s))
+            .collect()
+    }
+
+    /// The `index`-th ordering (in lexicographic order) of `seats`.
+    fn ordering(seats: &[usize], index: usize) -> Vec<usize> {
+        let mut pool = seats.to_vec();
+        let mut rest = index;
+        let mut out = Vec::with_capacity(pool.len());
+        while !pool.is_empty() {
+            let block: usize = (1..pool.len()).product();
+            out.push(pool.remove(rest / block));
+            rest %= block;
+        }
+        out
+    }
+
+    fn describe_play(action: Action) -> String {
+        match catalogue().play(action) {
+            None => "pass".into(),
+            Some(play) => cards_text(play.cards),
+        }
+    }
+}
+
+impl State for DaihinminState {
+    fn turn(&self) -> Turn {
+        match self.phase {
+            Phase::FirstSeat | Phase::Deal | Phase::DrawPlaces => Turn::Chance,
+            Phase::Exchange | Phase::Play => Turn::Player(self.to_move),
+            Phase::Over => Turn::Terminal,
+        }
+    }
+
+    fn legal_actions(&self) -> Vec<Action> {
+        match self.phase {
+            Phase::Play => self.legal_plays(),
+            Phase::Exchange => indices(self.hands[self.to_move])
+                .map(|i| self.rules.give_base() + i)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn chance_outcomes(&self) -> Vec<(Action, f64)> {
+        match self.phase {
+            Phase::FirstSeat => {
+                let n = self.rules.players;
+                (0..n).map(|s| (s, 1.0 / n as f64)).collect()
+            }
+            Phase::Deal => {
+                let left = self.undealt.count_ones() as f64;
+                indices(self.undealt).map(|i| (i, 1.0 / left)).collect()
+            }
+            Phase::DrawPlaces => {
+                let count: usize = (1..=self.unplaced().len()).product();
+                (0..count).map(|i| (i, 1.0 / count as f64)).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn apply_action(&mut self, action: Action) {
+        match self.phase {
+            Phase::FirstSeat => {
+                assert!(action < self.rules.players, "seat {action}");
+                self.deal_to = action;
+                self.phase = Phase::Deal;
+            }
+            Phase::Deal => {
+                let bit = 1u64 << action;
+                assert!(
+                    action <= JOKER_INDEX && self.undealt & bit != 0,
+                    "card {action} is dealt"
+                );
+                self.undealt &= !bit;
+                self.hands[self.deal_to] |= bit;
+                self.deal_to = (self.deal_to + 1) % self.rules.players;
+                if self.undealt == 0 {
+                    self.after_deal();
+                }
+            }
+            Phase::Exchange => {
+                let index = action
+                    .checked_sub(self.rules.give_base())
+                    .filter(|&i| self.hands[self.to_move] & (1 << i) != 0)
+                    .unwrap_or_else(|| panic!("action {action} gives no card held"));
+                let (rich, poor) = self.owed.remove(0);
+                self.give(rich, poor, index);
+                match self.owed.first() {
+                    Some(&(next, _)) => self.to_move = next,
+                    None => self.start_play(),
+                }
+            }
+            Phase::Play => {
+                let seat = self.to_move;
+                let text = DaihinminState::describe_play(action);
+                self.log.push(format!("{seat}:{text}"));
+                match catalogue().play(action) {
+                    None if action == PASS => self.apply_pass(),
+                    None => panic!("action {action} is no play"),
+                    Some(play) => {
+                        assert!(
+                            self.legal_plays().contains(&action),
+                            "{text} is not legal here"
+                        );
+                        self.apply_play(*play);
+                    }
+                }
+            }
+            Phase::DrawPlaces => {
+                let order = DaihinminState::ordering(&self.unplaced(), action);
+                self.places.extend(order);
+                self.phase = Phase::Over;
+            }
+            Phase::Over => panic!("the game is over"),
+        }
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        let n = self.rules.players;
+        let mut out = vec![0.0; n];
+        if self.phase != Phase::Over {
+            return out;
+        }
+        // Points n, n-1, … 1 by place, less their mean: zero-sum.
+        let mean = (n + 1) as f64 / 2.0;
+        for (place, &seat) in self.places.iter().enumerate() {
+            out[seat] = (n - place) as f64 - mean;
+        }
+        out
+    }
+
+    fn payoff(&self) -> Payoff {
+        Payoff::Fixed(self.returns())
+    }
+
+    fn information_state_string(&self, player: usize) -> String {
+        let mut out = format!("seat {player} hand {}", cards_text(self.hands[player]));
+        if let Some(ranks) = &self.rules.ranks {
+            let _ = write!(
+                out,
+                " | ranks {ranks:?} gave {} got {}",
+                cards_text(self.given[player]),
+                cards_text(self.received[player])
+            );
+        }
+        let sizes: Vec<u32> = self.hands.iter().map(|h| h.count_ones()).collect();
+        let _ = write!(out, " | cards {sizes:?} | places {:?}", self.places);
+        let _ = write!(
+            out,
+            " | table {}{}{} | passed {:05b} | to move {} | moves {}",
+            self.table.map_or("-".into(), |(p, s)| format!(
+                "{} by {s}",
+                cards_text(p.cards)
+            )),
+            if self.locked { " locked" } else { "" },
+            if self.revolution { " revolution" } else { "" },
+            self.passed,
+            self.to_move,
+            self.log.join(",")
+        );
+        out
+    }
+
+    fn information_state_tensor(&self, player: usize, out: &mut [f32]) {
+        super::tensor::write(self, player, out);
+    }
+
+    fn clone_box(&self) -> Box<dyn State> {
+        Box::new(self.clone())
+    }
+}
+
+impl DaihinminState {
+    /// The rules it is played under.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Cards each seat has played.
+    pub fn played(&self) -> &[Cards] {
+        &self.played
+    }
+
+    /// Cards `seat` received and gave in the exchange.
+    pub fn exchanged(&self, seat: usize) -> (Cards, Cards) {
+        (self.received[seat], self.given[seat])
+    }
+
+    /// Whose turn it is (in play or the exchange).
+    pub fn to_move(&self) -> usize {
+        self.to_move
+    }
+}

@@ -1,0 +1,327 @@
+//! Daihinmin's rules, hand-worked: each test deals hands by hand and plays
+//! moves whose outcome the UECda rules fix (who moves next, what the
+//! table holds, lock and revolution, who leads, the places).
+
+use rnad_games::daihinmin::{
+    catalogue, parse_cards, Daihinmin, DaihinminState, Kind, Play, PASS, PASS_LIMIT,
+};
+use rnad_games::{GameSpec, State, Turn};
+
+fn game(spec: &str) -> Daihinmin {
+    Daihinmin::new(spec.parse::<GameSpec>().unwrap())
+}
+
+/// A five-player game in play: seat `s` holds `hands[s]`, `to_move` leads.
+fn dealt(hands: [&str; 5], to_move: usize) -> DaihinminState {
+    let hands = hands.iter().map(|h| parse_cards(h).unwrap()).collect();
+    DaihinminState::from_hands(game("daihinmin").rules(), hands, to_move)
+}
+
+/// The action playing exactly `cards` as `kind`, counting from rank `low`
+/// (sequences with the joker at an end) with `suits` (groups with the
+/// joker), where given.
+fn action(kind: Kind, cards: &str, low: Option<i8>, suits: Option<u8>) -> usize {
+    let cards = parse_cards(cards).unwrap();
+    let matches: Vec<(usize, &Play)> = catalogue()
+        .plays()
+        .filter(|(_, p)| {
+            p.kind == kind
+                && p.cards == cards
+                && low.is_none_or(|l| p.low == l)
+                && suits.is_none_or(|s| p.suits == s)
+        })
+        .collect();
+    assert_eq!(matches.len(), 1, "{kind:?} {cards:x}: {matches:?}");
+    matches[0].0
+}
+
+fn single(card: &str) -> usize {
+    action(Kind::Single, card, None, None)
+}
+
+fn group(cards: &str) -> usize {
+    action(Kind::Group, cards, None, None)
+}
+
+fn sequence(cards: &str) -> usize {
+    action(Kind::Sequence, cards, None, None)
+}
+
+fn to_move(state: &DaihinminState) -> usize {
+    match state.turn() {
+        Turn::Player(p) => p,
+        other => panic!("no player to move: {other:?}"),
+    }
+}
+
+const FILLER: [&str; 5] = ["", "9S 9H", "TS TH", "JS JH", "QS QH"];
+
+fn with_first(first: &str) -> [&str; 5] {
+    [first, FILLER[1], FILLER[2], FILLER[3], FILLER[4]]
+}
+
+#[test]
+fn a_play_with_an_eight_clears_the_table_and_its_player_leads_again() {
+    for (hand, play) in [
+        ("8S 4H", single("8S")),
+        ("7H 8H 9H 4H", sequence("7H 8H 9H")),
+        // The joker standing for the 8.
+        ("7H JK 9H 4H", sequence("7H JK 9H")),
+    ] {
+        let mut state = dealt(with_first(hand), 0);
+        state.apply_action(play);
+        assert!(state.table().is_none(), "{hand}");
+        assert_eq!(to_move(&state), 0, "{hand}");
+    }
+    // A play without an 8 stays on the table, and the next seat moves.
+    let mut state = dealt(with_first("7H 4H"), 0);
+    state.apply_action(single("7H"));
+    assert!(state.table().is_some());
+    assert_eq!(to_move(&state), 1);
+}
+
+#[test]
+fn the_last_player_to_play_gets_another_turn_then_leads() {
+    let mut state = dealt(with_first("5S 6S 7D"), 0);
+    state.apply_action(single("5S"));
+    for seat in 1..5 {
+        assert_eq!(to_move(&state), seat);
+        state.apply_action(PASS);
+    }
+    // Everyone else passed: seat 0 again, the table still its 5S, and it
+    // may play on its own card.
+    assert_eq!(to_move(&state), 0);
+    assert!(state.table().is_some());
+    assert!(state.legal_actions().contains(&single("6S")));
+    state.apply_action(PASS);
+    // Now everyone holding cards has passed: the table clears, seat 0 leads.
+    assert!(state.table().is_none());
+    assert_eq!(to_move(&state), 0);
+    assert!(state.legal_actions().contains(&single("7D")));
+}
+
+#[test]
+fn a_player_who_passed_is_out_until_the_table_clears() {
+    let mut state = dealt(["5S 3C", "6S 3H", "7S 4C", "8D 4H", "KS 4D"], 0);
+    state.apply_action(single("5S"));
+    state.apply_action(PASS); // seat 1
+    state.apply_action(single("7S")); // seat 2
+    state.apply_action(PASS); // seat 3
+    state.apply_action(PASS); // seat 4
+                              // Seat 0 has not passed: it may answer.
+    assert_eq!(to_move(&state), 0);
+    state.apply_action(PASS);
+    // Seat 1 passed earlier, so seat 2 (the last to play) moves again.
+    assert_eq!(to_move(&state), 2);
+}
+
+#[test]
+fn a_player_who_goes_out_leaves_the_lead_to_the_next_seat_with_cards() {
+    let mut state = dealt(["QS", "3H 4H", "3C 4C", "3D 4D", "5D 6D"], 0);
+    state.apply_action(single("QS"));
+    assert_eq!(state.places(), &[0]);
+    for seat in 1..5 {
+        assert_eq!(to_move(&state), seat);
+        state.apply_action(PASS);
+    }
+    assert!(state.table().is_none());
+    assert_eq!(to_move(&state), 1);
+}
+
+#[test]
+fn a_lock_asks_for_the_same_suits_until_the_table_clears() {
+    let mut state = dealt(["4H 9S 3C", "5H 6S", "7H 7S", "JS QS", "KS AS"], 0);
+    state.apply_action(single("4H"));
+    state.apply_action(single("5H")); // ♥ on ♥: locked
+    assert!(state.locked());
+    let legal = state.legal_actions();
+    assert!(legal.contains(&single("7H")) && !legal.contains(&single("7S")));
+    state.apply_action(single("7H"));
+    for _ in 3..5 {
+        state.apply_action(PASS);
+    }
+    state.apply_action(PASS); // seat 0
+    state.apply_action(PASS); // seat 1
+                              // Seat 2 played last and everyone else passed: it moves again.
+    assert_eq!(to_move(&state), 2);
+    state.apply_action(PASS);
+    assert!(!state.locked() && state.table().is_none());
+    assert_eq!(to_move(&state), 2);
+}
+
+#[test]
+fn groups_lock_by_their_suits_the_joker_standing_for_one() {
+    let mut state = dealt(["5S 5D 3C", "6S JK 4C", "7S 7H", "8C 4H", "KS AS"], 0);
+    state.apply_action(group("5S 5D"));
+    // The joker may stand for ♦ (a lock) or ♥ or ♣ (no lock).
+    let locking = action(Kind::Group, "6S JK", None, Some(0b0101));
+    let other = action(Kind::Group, "6S JK", None, Some(0b0011));
+    assert!(state.legal_actions().contains(&locking) && state.legal_actions().contains(&other));
+    state.apply_action(locking);
+    assert!(state.locked());
+    // ♠♥ does not fit the ♠♦ lock.
+    assert!(!state.legal_actions().contains(&group("7S 7H")));
+}
+
+#[test]
+fn a_lone_joker_beats_any_single_and_only_the_spade_three_beats_it() {
+    let mut state = dealt(["4H 9D", "5H 8C", "JK 6C", "3S 3H", "2S KD"], 0);
+    state.apply_action(single("4H"));
+    state.apply_action(single("5H")); // locked to ♥
+    assert!(state.locked());
+    // The lone joker beats the locked ♥ and clears the lock.
+    state.apply_action(single("JK"));
+    assert!(!state.locked());
+    // ♠3 beats it (♥3 and ♠2 do not), and clears the table.
+    let legal = state.legal_actions();
+    assert!(legal.contains(&single("3S")));
+    assert!(!legal.contains(&single("3H")));
+    state.apply_action(single("3S"));
+    assert!(state.table().is_none());
+    assert_eq!(to_move(&state), 3);
+    // Seat 4 cannot beat a lone joker with its 2.
+    let mut state = dealt(["JK 9D", "5H 8C", "4C 6C", "3H 4H", "2S KD"], 0);
+    state.apply_action(single("JK"));
+    state.apply_action(PASS);
+    state.apply_action(PASS);
+    state.apply_action(PASS);
+    assert_eq!(state.legal_actions(), vec![PASS]);
+}
+
+#[test]
+fn four_of_a_kind_or_five_in_sequence_reverse_the_order_until_reversed_back() {
+    let mut state = dealt(["4S 4H 4D 4C 3H", "5H 3D", "9S 9H", "KD", "2D"], 0);
+    state.apply_action(group("4S 4H 4D 4C"));
+    assert!(state.revolution());
+    // No one else has a four-card group: all pass; seat 0 leads again.
+    for _ in 1..5 {
+        state.apply_action(PASS);
+    }
+    state.apply_action(PASS);
+    assert_eq!(to_move(&state), 0);
+    state.apply_action(single("3H"));
+    // Under the revolution a 5 does not beat a 3.
+    assert!(!state.legal_actions().contains(&single("5H")));
+    state.apply_action(PASS); // seat 1
+                              // A five-card sequence with the joker (standing for 7♣) reverses back.
+    let with_joker = action(Kind::Sequence, "3C 4C 5C 6C JK", Some(0), None);
+    let mut other = dealt(["9D", "9H", "3C 4C 5C 6C JK 9S", "KD", "2D"], 2);
+    other.apply_action(with_joker);
+    assert!(other.revolution());
+    // A sequence of four does not.
+    let mut four = dealt(["9D", "9H", "3C 4C 5C 6C 9S", "KD", "2D"], 2);
+    four.apply_action(sequence("3C 4C 5C 6C"));
+    assert!(!four.revolution());
+}
+
+#[test]
+fn sequences_take_the_joker_below_the_three_or_above_the_two() {
+    let state = dealt(["JK 3S 4S KH AH 2H", "5H", "6H", "7H", "9H"], 0);
+    let legal = state.legal_actions();
+    let below = action(Kind::Sequence, "JK 3S 4S", Some(-1), None);
+    let as_five = action(Kind::Sequence, "JK 3S 4S", Some(0), None);
+    let above = action(Kind::Sequence, "KH AH 2H JK", Some(10), None);
+    let as_queen = action(Kind::Sequence, "KH AH 2H JK", Some(9), None);
+    for id in [below, as_five, above, as_queen] {
+        assert!(legal.contains(&id), "{:?}", catalogue().play(id));
+    }
+}
+
+#[test]
+fn twenty_passes_in_a_row_end_the_game_with_places_drawn() {
+    let mut state = dealt(["3S 4S", "3H 4H", "3D 4D", "3C 4C", "5S 5H"], 0);
+    for _ in 0..PASS_LIMIT {
+        assert!(matches!(state.turn(), Turn::Player(_)));
+        state.apply_action(PASS);
+    }
+    assert_eq!(state.turn(), Turn::Chance);
+    let outcomes = state.chance_outcomes();
+    assert_eq!(outcomes.len(), 120, "5! orders of the five unplaced seats");
+    state.apply_action(7);
+    assert_eq!(state.turn(), Turn::Terminal);
+    let mut places = state.places().to_vec();
+    places.sort_unstable();
+    assert_eq!(places, [0, 1, 2, 3, 4]);
+    let returns = state.returns();
+    assert_eq!(returns.iter().sum::<f64>(), 0.0);
+    let mut sorted = returns.clone();
+    sorted.sort_by(f64::total_cmp);
+    assert_eq!(sorted, [-2.0, -1.0, 0.0, 1.0, 2.0]);
+}
+
+#[test]
+fn the_game_ends_when_four_are_out_with_points_by_place() {
+    let mut state = dealt(["9S", "TS", "JS", "QS", "3H 4H"], 0);
+    state.apply_action(single("9S"));
+    state.apply_action(single("TS"));
+    state.apply_action(single("JS"));
+    state.apply_action(single("QS"));
+    assert_eq!(state.turn(), Turn::Terminal);
+    assert_eq!(state.places(), &[0, 1, 2, 3, 4]);
+    assert_eq!(state.returns(), vec![2.0, 1.0, 0.0, -1.0, -2.0]);
+}
+
+#[test]
+fn the_deal_gives_eleven_to_three_seats_and_ten_to_two_and_the_diamond_three_leads() {
+    let g = game("daihinmin");
+    let mut state = g.initial_state();
+    // The first card goes to seat 3.
+    state.apply_action(3);
+    for card in 0..53 {
+        assert_eq!(state.turn(), Turn::Chance);
+        state.apply_action(card);
+    }
+    let sizes: Vec<u32> = state.hands().iter().map(|h| h.count_ones()).collect();
+    assert_eq!(sizes, [11, 10, 10, 11, 11]);
+    // Card 2 (♦3) was the third dealt: seat 0.
+    assert_eq!(to_move(&state), 0);
+}
+
+#[test]
+fn the_exchange_takes_the_strongest_cards_and_gives_back_any() {
+    // Seat ranks: seat 2 daifugo, seat 0 fugo, seat 4 heimin, seat 3 hinmin,
+    // seat 1 daihinmin.
+    let g = game("daihinmin(ranks=2 5 1 4 3)");
+    let mut state = g.initial_state();
+    // Dealt from the daifugo (seat 2): deal every card in order.
+    for card in 0..53 {
+        state.apply_action(card);
+    }
+    // Seat 1 (daihinmin) got cards 4, 9, 14, …, 49: its strongest two are
+    // 2♥ (49) and A♠ (44); seat 3 (hinmin) got 1, 6, …, 51: 2♣ (51).
+    let (received, _) = state.exchanged(2);
+    assert_eq!(received, parse_cards("2H AS").unwrap());
+    let (received, _) = state.exchanged(0);
+    assert_eq!(received, parse_cards("2C").unwrap());
+    // The daifugo gives two cards back, any it holds, then the fugo one.
+    assert_eq!(to_move(&state), 2);
+    let give_base = g.rules().give_base();
+    let held = state.legal_actions();
+    assert_eq!(held.len(), 13);
+    state.apply_action(give_base + 49); // the 2♥ it just received
+    state.apply_action(held[0]);
+    assert_eq!(to_move(&state), 0);
+    state.apply_action(state.legal_actions()[0]);
+    let sizes: Vec<u32> = state.hands().iter().map(|h| h.count_ones()).collect();
+    assert_eq!(sizes.iter().sum::<u32>(), 53);
+    assert_eq!(sizes, [10, 10, 11, 11, 11]);
+    assert!(
+        state.hands()[1] & parse_cards("2H").unwrap() != 0,
+        "the 2♥ went back"
+    );
+    // ♦3 leads.
+    let diamond_three = parse_cards("3D").unwrap();
+    assert!(state.hands()[to_move(&state)] & diamond_three != 0);
+}
+
+#[test]
+fn ranks_must_be_each_seat_a_different_rank() {
+    for bad in [
+        "daihinmin(ranks=1 2 3 4 4)",
+        "daihinmin(ranks=1 2 3)",
+        "daihinmin(players=3,ranks=1 2 4)",
+    ] {
+        let error = bad.parse::<GameSpec>().unwrap_err().to_string();
+        assert!(error.contains("ranks"), "{bad}: {error}");
+    }
+}
