@@ -184,6 +184,9 @@ pub trait State: Send + fmt::Debug {
     }
     /// A boxed copy of this state.
     fn clone_box(&self) -> Box<dyn State>;
+    /// This state as its own type, for players written for one game
+    /// (Daihinmin's rule-based and Monte-Carlo players read its cards).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 impl Clone for Box<dyn State> {

@@ -228,6 +228,10 @@ impl State for KuhnState {
     fn clone_box(&self) -> Box<dyn State> {
         Box::new(self.clone())
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 #[cfg(test)]

@@ -375,6 +375,10 @@ impl State for LiarsDiceState {
     fn clone_box(&self) -> Box<dyn State> {
         Box::new(self.clone())
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 //! mean, so that the game is zero-sum; matches report points.
 
 mod cards;
+mod default_player;
 mod plays;
 mod state;
 mod tensor;
@@ -21,6 +22,7 @@ mod tensor;
 use std::sync::Arc;
 
 pub use cards::{card_text, cards_text, parse_cards, Cards, JOKER};
+pub use default_player::DefaultPlayer;
 pub use plays::{catalogue, Catalogue, Kind, Play, PASS};
 pub use state::{DaihinminState, PASS_LIMIT};
 

@@ -470,6 +470,10 @@ impl State for DaihinminState {
     fn clone_box(&self) -> Box<dyn State> {
         Box::new(self.clone())
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 impl DaihinminState {
@@ -486,6 +490,11 @@ impl DaihinminState {
     /// Cards `seat` received and gave in the exchange.
     pub fn exchanged(&self, seat: usize) -> (Cards, Cards) {
         (self.received[seat], self.given[seat])
+    }
+
+    /// Whether the richest players are giving cards back.
+    pub fn in_exchange(&self) -> bool {
+        self.phase == Phase::Exchange
     }
 
     /// Whose turn it is (in play or the exchange).

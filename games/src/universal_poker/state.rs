@@ -440,4 +440,8 @@ impl State for UniversalPokerState {
     fn clone_box(&self) -> Box<dyn State> {
         Box::new(self.clone())
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
