@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use rnad_common::history::PolicyKind;
+use rnad_games::daihinmin::DefaultPlayer;
 use rnad_games::headtohead::baselines::Baseline;
+use rnad_games::headtohead::chips_per_big_blind;
 use rnad_games::headtohead::sampled::Player;
 use rnad_games::headtohead::{reduced, rules};
 use rnad_games::policy::TabularPolicy;
@@ -75,7 +77,8 @@ impl FromStr for PlayerSpec {
         };
         match s.split_once(':') {
             None if s == "uniform" => Ok(PlayerSpec::Uniform),
-            None if s == "rules" => Ok(PlayerSpec::Rules),
+            // Daihinmin's rule-based player is the UECda "default" client.
+            None if s == "rules" || s == "default" => Ok(PlayerSpec::Rules),
             None if s.parse::<Baseline>().is_ok() => Ok(PlayerSpec::Baseline(s.parse().expect("checked"))),
             Some(("policy", rest)) => Ok(PlayerSpec::Policy(file(rest)?)),
             Some(("reduced", rest)) => Ok(PlayerSpec::Reduced(file(rest)?)),
@@ -92,7 +95,7 @@ impl FromStr for PlayerSpec {
                 })
             }
             _ => Err(UnknownPlayer(format!(
-                "unknown player {s:?}: use uniform, heuristic, call, raise, rules, policy:FILE, checkpoint:FILE[:KIND] or reduced:FILE"
+                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND] or reduced:FILE"
             ))),
         }
     }
@@ -191,17 +194,23 @@ fn reduced_from_file(tree: &PublicTree, path: &Path) -> Result<TabularPolicy, Ev
 
 impl PlayerSpec {
     /// This player as one that decides state by state in `game`, for games
-    /// without a public tree: the baselines and checkpoints' networks.
+    /// without a public tree: the baselines, Daihinmin's rule-based player
+    /// and checkpoints' networks.
     pub fn state_player(&self, game: &GameSpec) -> Result<Box<dyn Player>, EvaluatorError> {
         match self {
             PlayerSpec::Uniform => Ok(Box::new(Baseline::Uniform)),
-            PlayerSpec::Baseline(b) => Ok(Box::new(*b)),
+            PlayerSpec::Rules if game.name() == "daihinmin" => Ok(Box::new(DefaultPlayer)),
+            PlayerSpec::Baseline(b) if chips_per_big_blind(game).is_some() => Ok(Box::new(*b)),
+            PlayerSpec::Baseline(b) => Err(EvaluatorError::Usage(format!(
+                "{b} is a poker player (fold, check/call, raise), and {game} is not poker"
+            ))),
             PlayerSpec::Checkpoint { path, kind } => Ok(Box::new(
                 CheckpointPolicies::read(path)?.network_player(game, *kind)?,
             )),
             other => Err(EvaluatorError::Usage(format!(
                 "{other} needs the game's public tree, which this game is too large for: \
-                 its players are uniform, heuristic, call, raise and checkpoint:FILE[:KIND]"
+                 its players are uniform, checkpoint:FILE[:KIND], heuristic, call and raise \
+                 (poker) and rules (Daihinmin's UECda default player)"
             ))),
         }
     }

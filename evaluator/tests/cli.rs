@@ -585,3 +585,56 @@ fn solve_runs_cfr_on_three_players_with_snapshots_that_eval_reads_back() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("--iterations"));
 }
+
+/// Daihinmin's five-player matches rotate every player through every
+/// seat; the UECda default player takes far more than the 3 points a game
+/// a uniform player's share would be, and the points always add to 15.
+#[test]
+fn daihinmin_matches_score_points_per_game_in_every_seat() {
+    let output = evaluator(&[
+        "match",
+        "--game",
+        "daihinmin",
+        "--players",
+        "default,uniform,uniform,uniform,uniform",
+        "--deals",
+        "60",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["seatings"], 5);
+    assert_eq!(report["games"], 300);
+    let players = report["raw"].as_array().unwrap();
+    // Returns are points less their mean (3).
+    let total: f64 = players.iter().map(|p| p["mean"].as_f64().unwrap()).sum();
+    assert!(total.abs() < 1e-9, "{report}");
+    let default = &players[0];
+    let (mean, ci95) = (
+        default["mean"].as_f64().unwrap(),
+        default["ci95"].as_f64().unwrap(),
+    );
+    assert!(
+        mean - ci95 > 0.5,
+        "the default player wins points: {report}"
+    );
+    assert_eq!(default["per_seat"].as_array().unwrap().len(), 5);
+    let table = evaluator(&[
+        "match",
+        "--game",
+        "daihinmin",
+        "--players",
+        "default,uniform,uniform,uniform,uniform",
+        "--deals",
+        "10",
+    ]);
+    assert!(String::from_utf8_lossy(&table.stdout).contains("points/g"));
+    let refused = evaluator(&[
+        "match",
+        "--game",
+        "daihinmin",
+        "--players",
+        "heuristic,uniform,uniform,uniform,uniform",
+    ]);
+    assert!(!refused.status.success());
+}

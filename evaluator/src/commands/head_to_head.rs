@@ -174,26 +174,40 @@ fn run_duplicate(
             &serde_json::to_string(&report).expect("report serialises"),
         )
     } else {
-        emit(out, &describe_duplicate(&report))
+        emit(out, &describe_duplicate(&report, game))
     }
 }
 
-/// A state-by-state match report as a table, in big blinds per game.
-fn describe_duplicate(report: &DuplicateReport) -> String {
+/// A state-by-state match report as a table: poker in big blinds per
+/// game, Daihinmin in points per game (its returns are points less their
+/// mean), other games in their returns.
+fn describe_duplicate(report: &DuplicateReport, game: &dyn Game) -> String {
+    let spec = game.spec();
+    let (scale, offset, unit, about) = if let Some(big_blind) = chips_per_big_blind(spec) {
+        let about = format!("big blinds per game (big blind {big_blind} chips)");
+        (big_blind, 0.0, "bb/g", about)
+    } else if spec.name() == "daihinmin" {
+        let mean = (game.num_players() + 1) as f64 / 2.0;
+        (1.0, mean, "points/g", "points per game".to_string())
+    } else {
+        (1.0, 0.0, "/g", "payoff per game".to_string())
+    };
     let mut lines = vec![format!(
-        "{}: {} deals x {} seatings = {} games, {:.0} games/s; big blinds per game with 95% interval over deals (big blind {} chips)",
-        report.game, report.deals, report.seatings, report.games, report.games_per_second, report.big_blind
+        "{}: {} deals x {} seatings = {} games, {:.0} games/s; {about} with 95% interval over deals",
+        report.game, report.deals, report.seatings, report.games, report.games_per_second
     )];
+    let shown = |r: &PlayerResult| (r.mean / scale + offset, r.ci95 / scale);
+    let poker = chips_per_big_blind(spec).is_some();
     for (p, (raw, equity)) in report.raw.iter().zip(&report.all_in_equity).enumerate() {
-        let bb = |r: &PlayerResult| (r.mean / report.big_blind, r.ci95 / report.big_blind);
-        let ((m, c), (em, ec)) = (bb(raw), bb(equity));
-        let mut line = format!(
-            "  {:<24} {m:+.3} ± {c:.3} bb/g   all-in equity: {em:+.3} ± {ec:.3} bb/g",
-            raw.name
-        );
+        let (m, c) = shown(raw);
+        let mut line = format!("  {:<24} {m:+.3} ± {c:.3} {unit}", raw.name);
+        if poker {
+            let (em, ec) = shown(equity);
+            line += &format!("   all-in equity: {em:+.3} ± {ec:.3} {unit}");
+        }
         if let Some(corrected) = &report.control_variate {
-            let (vm, vc) = bb(&corrected[p]);
-            line += &format!("   control variate: {vm:+.3} ± {vc:.3} bb/g");
+            let (vm, vc) = shown(&corrected[p]);
+            line += &format!("   control variate: {vm:+.3} ± {vc:.3} {unit}");
         }
         lines.push(line);
     }
