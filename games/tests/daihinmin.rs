@@ -325,3 +325,99 @@ fn ranks_must_be_each_seat_a_different_rank() {
         assert!(error.contains("ranks"), "{bad}: {error}");
     }
 }
+
+#[test]
+fn a_determinized_world_keeps_what_the_player_knows() {
+    use rand::{RngExt, SeedableRng};
+    // After an exchange: seat 2 (daifugo) gave two cards back to seat 1.
+    let g = game("daihinmin(ranks=2 5 1 4 3)");
+    let mut state = g.initial_state();
+    for card in 0..53 {
+        state.apply_action(card);
+    }
+    for _ in 0..3 {
+        let give = state.legal_actions()[0];
+        state.apply_action(give);
+    }
+    let (_, gave) = state.exchanged(2);
+    assert_eq!(gave.count_ones(), 2);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    for _ in 0..50 {
+        let world = state.determinized(2, |cards, k| {
+            let mut pool: Vec<u64> = (0..64).filter(|i| cards & (1 << i) != 0).collect();
+            (0..k).fold(0, |out, _| {
+                out | 1 << pool.swap_remove(rng.random_range(0..pool.len()))
+            })
+        });
+        assert_eq!(world.hands()[2], state.hands()[2], "its own hand");
+        let all = world.hands().iter().fold(0u64, |a, &h| {
+            assert_eq!(a & h, 0, "no card twice");
+            a | h
+        });
+        assert_eq!(all, (1u64 << 53) - 1, "every card somewhere");
+        for (w, s) in world.hands().iter().zip(state.hands()) {
+            assert_eq!(w.count_ones(), s.count_ones());
+        }
+        assert_eq!(world.hands()[1] & gave, gave, "its gifts stay with seat 1");
+    }
+}
+
+#[test]
+fn monte_carlo_players_go_out_when_they_can_and_beat_random_players() {
+    use rnad_games::daihinmin::{MonteCarloPlayer, MonteCarloSpec};
+    use rnad_games::headtohead::baselines::Baseline;
+    use rnad_games::headtohead::sampled::{play_duplicate, Player};
+    // Its last card: playing it is first place, passing is not.
+    let state = dealt(["5S", "3H 4H", "3C 4C", "3D 4D", "6D 7D"], 0);
+    for name in [
+        "random-sampling:30",
+        "epsilon:30",
+        "softmax:30",
+        "ucb1-tuned:30",
+        "majority:10",
+    ] {
+        let spec: MonteCarloSpec = name.parse().unwrap();
+        assert_eq!(
+            spec.to_string().parse::<MonteCarloSpec>(),
+            Ok(spec),
+            "{name}"
+        );
+        let mut player = MonteCarloPlayer::new(spec.allocation, spec.playouts, 3);
+        assert_eq!(
+            player.choose(&state, &state.legal_actions()),
+            single("5S"),
+            "{name}"
+        );
+    }
+    for bad in [
+        "epsilon",
+        "epsilon:0",
+        "softmax:10:x",
+        "greedy:10",
+        "majority:10:1",
+    ] {
+        assert!(bad.parse::<MonteCarloSpec>().is_err(), "{bad}");
+    }
+    // Against four uniform players over rotated deals it scores well above
+    // the 3 points a game of an equal share.
+    let g = game("daihinmin");
+    let names: Vec<String> = ["mc", "u1", "u2", "u3", "u4"].map(String::from).to_vec();
+    let spec: MonteCarloSpec = "random-sampling:20".parse().unwrap();
+    let mut players: Vec<Box<dyn Player>> = vec![Box::new(MonteCarloPlayer::new(
+        spec.allocation,
+        spec.playouts,
+        5,
+    ))];
+    players.extend((0..4).map(|_| Box::new(Baseline::Uniform) as Box<dyn Player>));
+    let report = play_duplicate(
+        &g,
+        &names,
+        &mut players,
+        (4, 11),
+        1.0,
+        None,
+        &mut |_, _, _, _| {},
+    );
+    let mc = &report.raw[0];
+    assert!(mc.mean + 3.0 > 4.0, "{mc:?}");
+}

@@ -15,6 +15,7 @@
 
 mod cards;
 mod default_player;
+mod monte_carlo;
 mod plays;
 mod state;
 mod tensor;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 
 pub use cards::{card_text, cards_text, parse_cards, Cards, JOKER};
 pub use default_player::DefaultPlayer;
+pub use monte_carlo::{Allocation, MonteCarloPlayer, MonteCarloSpec};
 pub use plays::{catalogue, Catalogue, Kind, Play, PASS};
 pub use state::{DaihinminState, PASS_LIMIT};
 

@@ -59,8 +59,9 @@ pub struct DaihinminState {
     /// Seats in the order they went out.
     places: Vec<usize>,
     passes_in_a_row: usize,
-    /// Every move so far, as text, for the information-state strings.
-    log: Vec<String>,
+    /// Every move of play so far (seat, action), for the information-state
+    /// strings.
+    moves: Vec<(u8, u16)>,
 }
 
 impl DaihinminState {
@@ -93,7 +94,7 @@ impl DaihinminState {
             to_move: 0,
             places: Vec::new(),
             passes_in_a_row: 0,
-            log: Vec::new(),
+            moves: Vec::new(),
             rules,
         }
     }
@@ -159,21 +160,23 @@ impl DaihinminState {
         (0..n).map(|k| (from + k) % n).find(|&s| self.in_game(s))
     }
 
+    /// Whether the player to move holds `play` and it may go on the table.
+    fn can_play(&self, play: &Play) -> bool {
+        play.cards & !self.hands[self.to_move] == 0
+            && self
+                .table
+                .as_ref()
+                .is_none_or(|(table, _)| play.beats(table, self.revolution, self.locked))
+    }
+
     fn legal_plays(&self) -> Vec<Action> {
-        let hand = self.hands[self.to_move];
         let mut legal = vec![PASS];
-        for (id, play) in catalogue().plays() {
-            if play.cards & !hand != 0 {
-                continue;
-            }
-            let ok = match &self.table {
-                None => true,
-                Some((table, _)) => play.beats(table, self.revolution, self.locked),
-            };
-            if ok {
-                legal.push(id);
-            }
-        }
+        legal.extend(
+            catalogue()
+                .plays()
+                .filter(|(_, play)| self.can_play(play))
+                .map(|(id, _)| id),
+        );
         legal
     }
 
@@ -393,16 +396,15 @@ impl State for DaihinminState {
                 }
             }
             Phase::Play => {
-                let seat = self.to_move;
-                let text = DaihinminState::describe_play(action);
-                self.log.push(format!("{seat}:{text}"));
+                self.moves.push((self.to_move as u8, action as u16));
                 match catalogue().play(action) {
                     None if action == PASS => self.apply_pass(),
                     None => panic!("action {action} is no play"),
                     Some(play) => {
                         assert!(
-                            self.legal_plays().contains(&action),
-                            "{text} is not legal here"
+                            self.can_play(play),
+                            "{} is not legal here",
+                            DaihinminState::describe_play(action)
                         );
                         self.apply_play(*play);
                     }
@@ -458,7 +460,14 @@ impl State for DaihinminState {
             if self.revolution { " revolution" } else { "" },
             self.passed,
             self.to_move,
-            self.log.join(",")
+            self.moves
+                .iter()
+                .map(|&(seat, action)| format!(
+                    "{seat}:{}",
+                    DaihinminState::describe_play(usize::from(action))
+                ))
+                .collect::<Vec<_>>()
+                .join(",")
         );
         out
     }
@@ -490,6 +499,39 @@ impl DaihinminState {
     /// Cards `seat` received and gave in the exchange.
     pub fn exchanged(&self, seat: usize) -> (Cards, Cards) {
         (self.received[seat], self.given[seat])
+    }
+
+    /// This state with the cards `seat` cannot see dealt anew: every other
+    /// seat keeps as many cards as it holds, and the cards `seat` gave in
+    /// the exchange that their receiver has not played; the other unseen
+    /// cards go out by `draw(cards, k)` (k of `cards`). What a player that
+    /// samples worlds consistent with what it knows plays out.
+    pub fn determinized(
+        &self,
+        seat: usize,
+        mut draw: impl FnMut(Cards, usize) -> Cards,
+    ) -> DaihinminState {
+        let n = self.rules.players;
+        let played = self.played.iter().fold(0, |all, &p| all | p);
+        let known = self.hands[seat] | played;
+        let kept: Vec<Cards> = (0..n)
+            .map(|x| {
+                if x == seat {
+                    0
+                } else {
+                    self.given[seat] & self.received[x] & !known
+                }
+            })
+            .collect();
+        let mut unseen = super::cards::DECK & !known & !kept.iter().fold(0, |a, &k| a | k);
+        let mut out = self.clone();
+        for x in (0..n).filter(|&x| x != seat) {
+            let count = (self.hands[x].count_ones() - kept[x].count_ones()) as usize;
+            let drawn = draw(unseen, count);
+            unseen &= !drawn;
+            out.hands[x] = kept[x] | drawn;
+        }
+        out
     }
 
     /// Whether the richest players are giving cards back.
