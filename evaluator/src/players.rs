@@ -21,7 +21,16 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use rnad_common::history::PolicyKind;
-use rnad_games::daihinmin::DefaultPlayer;
+use rnad_games::daihinmin::{DefaultPlayer, MonteCarloPlayer, MonteCarloSpec};
+
+/// The names of seed 003's Monte-Carlo players (`NAME:N[:PARAMS]`).
+const MONTE_CARLO: [&str; 5] = [
+    "random-sampling",
+    "epsilon",
+    "softmax",
+    "ucb1-tuned",
+    "majority",
+];
 use rnad_games::headtohead::baselines::Baseline;
 use rnad_games::headtohead::chips_per_big_blind;
 use rnad_games::headtohead::sampled::Player;
@@ -55,6 +64,8 @@ pub enum PlayerSpec {
     },
     /// A smaller game's policy file, through seed 002's abstraction.
     Reduced(PathBuf),
+    /// One of seed 003's Monte-Carlo Daihinmin players.
+    MonteCarlo(MonteCarloSpec),
 }
 
 /// A player named on the command line that is none of the kinds there are.
@@ -82,6 +93,10 @@ impl FromStr for PlayerSpec {
             None if s.parse::<Baseline>().is_ok() => Ok(PlayerSpec::Baseline(s.parse().expect("checked"))),
             Some(("policy", rest)) => Ok(PlayerSpec::Policy(file(rest)?)),
             Some(("reduced", rest)) => Ok(PlayerSpec::Reduced(file(rest)?)),
+            Some((name, _)) if MONTE_CARLO.contains(&name) => s
+                .parse::<MonteCarloSpec>()
+                .map(PlayerSpec::MonteCarlo)
+                .map_err(UnknownPlayer),
             Some(("checkpoint", rest)) => {
                 let (path, kind) = match rest.rsplit_once(':') {
                     Some((path, kind)) if kind.parse::<PolicyKind>().is_ok() => {
@@ -95,7 +110,7 @@ impl FromStr for PlayerSpec {
                 })
             }
             _ => Err(UnknownPlayer(format!(
-                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND] or reduced:FILE"
+                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND], reduced:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:c[:d]], softmax:N[:r], ucb1-tuned:N, majority:N)"
             ))),
         }
     }
@@ -112,6 +127,7 @@ impl fmt::Display for PlayerSpec {
                 write!(f, "checkpoint:{}:{kind}", path.display())
             }
             PlayerSpec::Reduced(path) => write!(f, "reduced:{}", path.display()),
+            PlayerSpec::MonteCarlo(spec) => write!(f, "{spec}"),
         }
     }
 }
@@ -135,9 +151,11 @@ impl<'t> Tabulator<'t> {
         match player {
             PlayerSpec::Uniform => Ok(TabularPolicy::uniform(tree)),
             PlayerSpec::Rules => Ok(rules::policy(tree)),
-            PlayerSpec::Baseline(_) => Err(EvaluatorError::Usage(format!(
-                "{player} plays state by state, not as a table: it is a player of `match` only"
-            ))),
+            PlayerSpec::Baseline(_) | PlayerSpec::MonteCarlo(_) => {
+                Err(EvaluatorError::Usage(format!(
+                    "{player} plays state by state, not as a table: it is a player of `match` only"
+                )))
+            }
             PlayerSpec::Policy(path) => Ok(read_policy_file(tree, path)?),
             PlayerSpec::Checkpoint { path, kind } => self.checkpoint(path, *kind),
             PlayerSpec::Reduced(path) => reduced_from_file(tree, path),
@@ -196,10 +214,19 @@ impl PlayerSpec {
     /// This player as one that decides state by state in `game`, for games
     /// without a public tree: the baselines, Daihinmin's rule-based player
     /// and checkpoints' networks.
-    pub fn state_player(&self, game: &GameSpec) -> Result<Box<dyn Player>, EvaluatorError> {
+    /// `seed` feeds the randomness of players that have some of their own
+    /// (the Monte-Carlo players).
+    pub fn state_player(
+        &self,
+        game: &GameSpec,
+        seed: u64,
+    ) -> Result<Box<dyn Player>, EvaluatorError> {
         match self {
             PlayerSpec::Uniform => Ok(Box::new(Baseline::Uniform)),
             PlayerSpec::Rules if game.name() == "daihinmin" => Ok(Box::new(DefaultPlayer)),
+            PlayerSpec::MonteCarlo(spec) if game.name() == "daihinmin" => Ok(Box::new(
+                MonteCarloPlayer::new(spec.allocation, spec.playouts, seed),
+            )),
             PlayerSpec::Baseline(b) if chips_per_big_blind(game).is_some() => Ok(Box::new(*b)),
             PlayerSpec::Baseline(b) => Err(EvaluatorError::Usage(format!(
                 "{b} is a poker player (fold, check/call, raise), and {game} is not poker"

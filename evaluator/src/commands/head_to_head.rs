@@ -131,7 +131,8 @@ fn run_duplicate(
     let mut players = args
         .players
         .iter()
-        .map(|player| player.state_player(&args.game))
+        .enumerate()
+        .map(|(i, player)| player.state_player(&args.game, args.seed ^ (i as u64 + 1)))
         .collect::<Result<Vec<_>, _>>()?;
     let names: Vec<String> = args.players.iter().map(ToString::to_string).collect();
     let big_blind = chips_per_big_blind(&args.game).unwrap_or(1.0);

@@ -69,11 +69,14 @@ pub fn run(args: &LbrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
             args.game
         )));
     }
-    let mut player = args.player.state_player(&args.game).map_err(|e| {
-        EvaluatorError::Usage(format!(
-            "lbr needs the player's policy for every hand it might hold: {e}"
-        ))
-    })?;
+    let mut player = args
+        .player
+        .state_player(&args.game, args.seed)
+        .map_err(|e| {
+            EvaluatorError::Usage(format!(
+                "lbr needs the player's policy for every hand it might hold: {e}"
+            ))
+        })?;
     let options = LbrOptions {
         hands: args.hands,
         seed: args.seed,
