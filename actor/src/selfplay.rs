@@ -183,7 +183,8 @@ impl SelfPlay {
                 obs: &obs[i * input..(i + 1) * input],
                 legal: &legal[i * actions..(i + 1) * actions],
                 player: u8::try_from(player).expect("the registry allows at most 10 players"),
-                action: u8::try_from(action).expect("the registry's games have under 256 actions"),
+                action: u16::try_from(action)
+                    .expect("the registry's games have under 65,536 actions"),
                 behaviour: row,
                 rewards: &no_rewards,
             });

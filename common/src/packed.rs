@@ -38,6 +38,45 @@ pub mod f32s {
     }
 }
 
+/// `Vec<u16>` as its little-endian bytes.
+pub mod u16s {
+    use super::*;
+
+    /// Writes `values` as one byte string.
+    pub fn serialize<S: Serializer>(values: &[u16], serializer: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        serializer.serialize_bytes(&bytes)
+    }
+
+    /// Reads what [`serialize`] wrote; an odd length is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u16>, D::Error> {
+        deserializer.deserialize_bytes(ShortsVisitor)
+    }
+}
+
+struct ShortsVisitor;
+
+impl Visitor<'_> for ShortsVisitor {
+    type Value = Vec<u16>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a byte string of little-endian u16 values")
+    }
+
+    fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<u16>, E> {
+        if !bytes.len().is_multiple_of(2) {
+            return Err(E::custom(format!(
+                "a packed u16 vector of {} bytes is not a whole number of values",
+                bytes.len()
+            )));
+        }
+        Ok(bytes
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect())
+    }
+}
+
 /// `Vec<u8>` as a byte string rather than a sequence of `u8`s.
 pub mod bytes {
     use super::*;
@@ -160,6 +199,8 @@ mod tests {
         floats: Vec<f32>,
         #[serde(with = "super::bytes")]
         small: Vec<u8>,
+        #[serde(with = "super::u16s")]
+        shorts: Vec<u16>,
         #[serde(with = "super::f32_vecs")]
         sets: Vec<Vec<f32>>,
     }
@@ -192,12 +233,15 @@ mod tests {
         let value = Columns {
             floats: floats.clone(),
             small: vec![0, 7, 255],
+            shorts: vec![1, 0x1234, u16::MAX],
             sets: vec![vec![], vec![2.0; 300]],
         };
         let encoded = encode(&value);
-        // Length 24 then the bytes; 3 then the bytes; 2 sets of 0 and 1200
-        // bytes (a variable-length 1200 is a marker and two bytes).
-        assert_eq!(encoded.len(), 1 + 24 + 1 + 3 + 1 + 1 + 3 + 1200);
+        // Length 24 then the bytes; 3 then the bytes; 6 then the shorts'
+        // bytes; 2 sets of 0 and 1200 bytes (a variable-length 1200 is a
+        // marker and two bytes).
+        assert_eq!(encoded.len(), 1 + 24 + 1 + 3 + 1 + 6 + 1 + 1 + 3 + 1200);
+        assert_eq!(&encoded[29..36], &[6, 1, 0, 0x34, 0x12, 0xff, 0xff]);
         let le: Vec<u8> = floats.iter().flat_map(|v| v.to_le_bytes()).collect();
         assert_eq!(&encoded[1..25], le.as_slice());
         let back = decode(&encoded).unwrap();
@@ -205,7 +249,10 @@ mod tests {
             back.floats.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
             floats.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
         );
-        assert_eq!((back.small, back.sets), (value.small, value.sets));
+        assert_eq!(
+            (back.small, back.shorts, back.sets),
+            (value.small, value.shorts, value.sets)
+        );
     }
 
     /// A byte string that is not a whole number of floats, or that claims
@@ -215,6 +262,7 @@ mod tests {
         let mut encoded = encode(&Columns {
             floats: vec![1.0, 2.0],
             small: vec![],
+            shorts: vec![],
             sets: vec![],
         });
         encoded[0] = 7;

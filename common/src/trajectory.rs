@@ -16,7 +16,7 @@ pub struct Decision<'a> {
     /// The acting player.
     pub player: u8,
     /// The action taken.
-    pub action: u8,
+    pub action: u16,
     /// The behaviour policy μ the action was sampled from (every action).
     pub behaviour: &'a [f32],
     /// Every player's reward received after this decision.
@@ -36,9 +36,9 @@ pub struct Trajectory {
     /// The acting player per decision (chance moves are not recorded).
     #[serde(with = "packed::bytes")]
     pub player: Vec<u8>,
-    /// The action taken per decision.
-    #[serde(with = "packed::bytes")]
-    pub action: Vec<u8>,
+    /// The action taken per decision (Daihinmin has thousands).
+    #[serde(with = "packed::u16s")]
+    pub action: Vec<u16>,
     /// Information-state tensors, `decisions × obs`.
     #[serde(with = "packed::f32s")]
     pub obs: Vec<f32>,

@@ -1,8 +1,10 @@
 //! Head-to-head evaluation during training for games too large for a
-//! public tree (hold'em): the evaluated network plays, state by state, a
-//! panel of seed 004's heuristic player (poker games), the uniform player
-//! and the version evaluated before, on the same duplicate deals at every
-//! evaluation; and every `evaluation.lbr_interval_evaluations` evaluations
+//! public tree (hold'em, Daihinmin): the evaluated network plays, state by
+//! state, a panel (seed 004's heuristic and the uniform player in poker,
+//! the default player and random-sampling Monte-Carlo at 20 playouts in
+//! Daihinmin, uniform elsewhere) and the version evaluated before, in one
+//! seat with the opponent in all the others, on the same duplicate deals
+//! at every evaluation; and every `evaluation.lbr_interval_evaluations` evaluations
 //! (heads-up universal_poker) a local best response measures how much a
 //! simple exploiter wins from it.
 //!
@@ -15,12 +17,13 @@ use std::sync::Arc;
 use rnad_common::config::Config;
 use rnad_common::history::{HeadToHead, LocalBestResponse};
 use rnad_common::net::{NetShape, ParamSet};
+use rnad_games::daihinmin::{Allocation, DefaultPlayer, MonteCarloPlayer};
 use rnad_games::headtohead::baselines::Baseline;
 use rnad_games::headtohead::chips_per_big_blind;
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
 use rnad_games::universal_poker::lbr::{local_best_response, LbrOptions};
 use rnad_games::universal_poker::UniversalPoker;
-use rnad_games::Game;
+use rnad_games::{Game, GameSpec};
 
 use crate::error::EvaluatorError;
 use crate::network_player::NetworkPlayer;
@@ -30,6 +33,62 @@ use rnad_common::history::PolicyKind;
 const LBR_BETS: [usize; 2] = [2, 3];
 /// Boards sampled for LBR's equity when more than one card is to come.
 const LBR_SAMPLED_BOARDS: usize = 32;
+
+/// Playouts a move of the Monte-Carlo player on Daihinmin's panel: few,
+/// so that an evaluation stays short.
+const PANEL_PLAYOUTS: usize = 20;
+
+/// A fixed opponent of the panel.
+#[derive(Clone, Copy, Debug)]
+enum Opponent {
+    /// A poker baseline, or uniform in any game.
+    Baseline(Baseline),
+    /// Daihinmin's UECda default player.
+    Default,
+    /// Daihinmin's random-sampling Monte-Carlo player at few playouts.
+    RandomSampling,
+}
+
+impl Opponent {
+    /// The fixed opponents for `game`: seed 004's heuristic and uniform in
+    /// poker, the default player and random-sampling Monte-Carlo in
+    /// Daihinmin, uniform elsewhere.
+    fn panel(game: &GameSpec) -> Vec<Opponent> {
+        if chips_per_big_blind(game).is_some() {
+            vec![
+                Opponent::Baseline(Baseline::Heuristic),
+                Opponent::Baseline(Baseline::Uniform),
+            ]
+        } else if game.name() == "daihinmin" {
+            vec![Opponent::Default, Opponent::RandomSampling]
+        } else {
+            vec![Opponent::Baseline(Baseline::Uniform)]
+        }
+    }
+
+    /// A fresh player, its own randomness from `seed`.
+    fn player(self, seed: u64) -> Box<dyn Player> {
+        match self {
+            Opponent::Baseline(b) => Box::new(b),
+            Opponent::Default => Box::new(DefaultPlayer),
+            Opponent::RandomSampling => Box::new(MonteCarloPlayer::new(
+                Allocation::RandomSampling,
+                PANEL_PLAYOUTS,
+                seed,
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Opponent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Opponent::Baseline(b) => write!(f, "{b}"),
+            Opponent::Default => f.write_str("default"),
+            Opponent::RandomSampling => write!(f, "random-sampling:{PANEL_PLAYOUTS}"),
+        }
+    }
+}
 
 /// When LBR runs, and how long.
 struct LbrSchedule {
@@ -42,7 +101,7 @@ struct LbrSchedule {
 pub struct SampledPanel {
     game: Arc<dyn Game>,
     shape: NetShape,
-    fixed: Vec<Baseline>,
+    fixed: Vec<Opponent>,
     /// The version evaluated last, and its learner step.
     previous: Option<(u64, ParamSet)>,
     deals: usize,
@@ -77,11 +136,7 @@ impl SampledPanel {
             }
         };
         Ok(SampledPanel {
-            fixed: if big_blind.is_some() {
-                vec![Baseline::Heuristic, Baseline::Uniform]
-            } else {
-                vec![Baseline::Uniform]
-            },
+            fixed: Opponent::panel(&config.game),
             game,
             shape,
             previous: None,
@@ -108,19 +163,27 @@ impl SampledPanel {
         target: &ParamSet,
         step: u64,
     ) -> Result<(Vec<HeadToHead>, Option<LocalBestResponse>), EvaluatorError> {
-        let mut opponents: Vec<(String, Option<u64>, Box<dyn Player>)> = self
-            .fixed
-            .iter()
-            .map(|b| (b.to_string(), None, Box::new(*b) as Box<dyn Player>))
-            .collect();
-        if let Some((previous_step, previous)) = &self.previous {
-            let player = self.network(previous)?;
-            opponents.push(("previous".into(), Some(*previous_step), Box::new(player)));
+        let mut opponents: Vec<(String, Option<u64>)> =
+            self.fixed.iter().map(|o| (o.to_string(), None)).collect();
+        if let Some((previous_step, _)) = &self.previous {
+            opponents.push(("previous".into(), Some(*previous_step)));
         }
+        let seats = self.game.num_players();
         let mut results = Vec::with_capacity(opponents.len());
-        for (name, opponent_step, opponent) in opponents {
-            let names = ["evaluated".to_string(), name.clone()];
-            let mut players: Vec<Box<dyn Player>> = vec![Box::new(self.network(target)?), opponent];
+        for (i, (name, opponent_step)) in opponents.into_iter().enumerate() {
+            // The evaluated policy in one seat, the opponent in all others.
+            let mut names = vec!["evaluated".to_string()];
+            let mut players: Vec<Box<dyn Player>> = vec![Box::new(self.network(target)?)];
+            for seat in 1..seats {
+                names.push(name.clone());
+                players.push(match self.fixed.get(i) {
+                    Some(opponent) => opponent.player(self.seed ^ seat as u64),
+                    None => {
+                        let (_, previous) = self.previous.as_ref().expect("a previous version");
+                        Box::new(self.network(previous)?)
+                    }
+                });
+            }
             let report = play_duplicate(
                 self.game.as_ref(),
                 &names,

@@ -22,7 +22,7 @@ pub struct Batch {
     /// Acting player per row.
     pub player: Vec<u8>,
     /// Action taken per row.
-    pub action: Vec<u8>,
+    pub action: Vec<u16>,
     /// `μ(a_t)` per row.
     pub behaviour: Vec<f32>,
     /// Rewards after each row, `players × rows` (one row-long run per player).
@@ -87,7 +87,7 @@ mod tests {
 
     /// A game of two-action decisions (obs, player, action, rewards), each
     /// played with μ = (0.25, 0.75).
-    fn game(steps: &[([f32; 2], u8, u8, [f32; 2])]) -> Trajectory {
+    fn game(steps: &[([f32; 2], u8, u16, [f32; 2])]) -> Trajectory {
         let mut game = Trajectory::new(0);
         for (obs, player, action, rewards) in steps {
             game.push(Decision {

@@ -16,7 +16,7 @@ pub struct ImportanceSpread {
 /// rows of `actions` entries) under behaviour probabilities `behaviour`.
 pub fn importance_spread(
     policy: &[f32],
-    action: &[u8],
+    action: &[u16],
     behaviour: &[f32],
     actions: usize,
 ) -> ImportanceSpread {

@@ -24,7 +24,7 @@ pub struct VTraceInput<'a> {
     /// The acting player at each step.
     pub player: &'a [u8],
     /// The action taken at each step.
-    pub action: &'a [u8],
+    pub action: &'a [u16],
     /// `μ_t(a_t)`: the behaviour probability of the action taken.
     pub behaviour: &'a [f32],
     /// The reward the evaluated player received after each step.

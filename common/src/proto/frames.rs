@@ -56,13 +56,14 @@ fn floats(n: usize) -> usize {
 }
 
 /// Bytes of the largest legal trajectory of a run of `config`: the
-/// version, then the columns of the game's longest game, player and action
-/// (a byte per decision), obs, legal mask, behaviour and rewards.
+/// version, then the columns of the game's longest game, player (a byte
+/// per decision) and action (two), obs, legal mask, behaviour and rewards.
 pub(crate) fn largest_trajectory(config: &Config) -> usize {
     let game = config.game.load();
     let n = config.trajectory_max();
     VARINT_U64
-        + 2 * packed(n)
+        + packed(n)
+        + packed(2 * n)
         + floats(n * game.information_state_tensor_size())
         + 2 * floats(n * game.num_distinct_actions())
         + floats(n * game.num_players())

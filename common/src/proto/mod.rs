@@ -23,7 +23,7 @@ use crate::net::{NetShape, ParamSet, PublishedSet, ShapeMismatch};
 use crate::trajectory::Trajectory;
 
 /// Bumped whenever a wire type or call changes meaning.
-pub const PROTOCOL_VERSION: u32 = 6;
+pub const PROTOCOL_VERSION: u32 = 7;
 
 /// Who is calling, and with what protocol and run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -303,7 +303,7 @@ mod tests {
                     obs: &obs,
                     legal: &legal,
                     player: (players - 1) as u8,
-                    action: (actions - 1) as u8,
+                    action: (actions - 1) as u16,
                     behaviour: &behaviour,
                     rewards: &rewards,
                 });
