@@ -103,6 +103,9 @@ pub struct Catalogue {
     /// By action id; id 0 (the pass) holds no play.
     plays: Vec<Option<Play>>,
     ids: HashMap<Play, usize>,
+    /// The ids of each kind and size: all a play on the table can be
+    /// answered with.
+    by_shape: HashMap<(Kind, u8), Vec<usize>>,
 }
 
 impl Catalogue {
@@ -119,6 +122,15 @@ impl Catalogue {
     /// Action ids: the pass and every play.
     pub fn actions(&self) -> usize {
         self.plays.len()
+    }
+
+    /// The plays of `kind` and `size`, with their ids.
+    pub fn shaped(&self, kind: Kind, size: u8) -> impl Iterator<Item = (usize, &Play)> {
+        self.by_shape
+            .get(&(kind, size))
+            .into_iter()
+            .flatten()
+            .map(|&id| (id, self.plays[id].as_ref().expect("a play")))
     }
 
     /// Every play with its id.
@@ -146,7 +158,17 @@ pub fn catalogue() -> &'static Catalogue {
             .enumerate()
             .filter_map(|(id, p)| p.map(|p| (p, id)))
             .collect();
-        Catalogue { plays, ids }
+        let mut by_shape: HashMap<(Kind, u8), Vec<usize>> = HashMap::new();
+        for (id, play) in plays.iter().enumerate() {
+            if let Some(p) = play {
+                by_shape.entry((p.kind, p.size)).or_default().push(id);
+            }
+        }
+        Catalogue {
+            plays,
+            ids,
+            by_shape,
+        }
     })
 }
 

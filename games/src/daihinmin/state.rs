@@ -171,12 +171,22 @@ impl DaihinminState {
 
     fn legal_plays(&self) -> Vec<Action> {
         let mut legal = vec![PASS];
-        legal.extend(
-            catalogue()
-                .plays()
-                .filter(|(_, play)| self.can_play(play))
-                .map(|(id, _)| id),
-        );
+        let catalogue = catalogue();
+        match &self.table {
+            // Only plays of the table's kind and size can answer it.
+            Some((table, _)) => legal.extend(
+                catalogue
+                    .shaped(table.kind, table.size)
+                    .filter(|(_, play)| self.can_play(play))
+                    .map(|(id, _)| id),
+            ),
+            None => legal.extend(
+                catalogue
+                    .plays()
+                    .filter(|(_, play)| self.can_play(play))
+                    .map(|(id, _)| id),
+            ),
+        }
         legal
     }
 
