@@ -20,7 +20,8 @@ use tracing_subscriber::EnvFilter;
 /// up, the libraries' (tarpc logs every dropped connection) only from `warn`.
 const DEFAULT_FILTER: &str =
     "warn,rnad_games=info,rnad_common=info,rnad_actor=info,rnad_learner=info,\
-     rnad_learner_cli=info,rnad_evaluator=info,tarpc=error";
+     rnad_learner_cli=info,rnad_evaluator=info,rnad_uecda=info,rnad_uecda_client=info,\
+     rnad_uecda_server=info,tarpc=error";
 
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -421,3 +421,20 @@ fn monte_carlo_players_go_out_when_they_can_and_beat_random_players() {
     let mc = &report.raw[0];
     assert!(mc.mean + 3.0 > 4.0, "{mc:?}");
 }
+
+#[test]
+fn a_guessed_world_learns_a_seats_cards_by_swapping_them_in() {
+    let mut state = dealt(["3S 4S", "5H 6H", "7C 8C", "9D TD", "JS QS"], 0);
+    // Seat 1 turns out to hold 9D: it swaps in for one of its cards.
+    state.reveal(1, parse_cards("9D").unwrap(), 0).unwrap();
+    assert!(state.hands()[1] & parse_cards("9D").unwrap() != 0);
+    assert_eq!(state.hands()[1].count_ones(), 2);
+    assert_eq!(state.hands()[3].count_ones(), 2);
+    let all = state.hands().iter().fold(0u64, |a, &h| a | h);
+    assert_eq!(all.count_ones(), 10, "no card lost or doubled");
+    // The observer's own cards, or more cards than the seat holds: refused.
+    assert!(state.reveal(1, parse_cards("3S").unwrap(), 0).is_err());
+    assert!(state
+        .reveal(2, parse_cards("JS QS 9D").unwrap(), 0)
+        .is_err());
+}

@@ -12,7 +12,7 @@
 //! It keeps the joker out of groups and sequences, and plays it alone
 //! only when it holds nothing else to lead with.
 
-use super::cards::{card, exchange_strength, indices, Cards, JOKER, JOKER_INDEX, RANKS, SUITS};
+use super::cards::{card, exchange_strength, indices, Cards, JOKER, RANKS, SUITS};
 use super::plays::{catalogue, Kind, Play, PASS};
 use super::state::DaihinminState;
 use crate::headtohead::sampled::Player;
@@ -60,18 +60,23 @@ fn bound(hand: Cards) -> Cards {
     out
 }
 
+/// The `count` weakest cards of `hand` (by rank, then ♣ < ♦ < ♥ < ♠), the
+/// joker only when nothing else is left: what the standard player gives in
+/// the exchange.
+pub fn weakest_cards(hand: Cards, count: usize) -> Cards {
+    let mut order: Vec<usize> = indices(hand).collect();
+    order.sort_by_key(|&i| exchange_strength(i));
+    order.iter().take(count).fold(0, |all, &i| all | 1 << i)
+}
+
 /// The standard player's move among `legal` at `state`.
 pub fn choose(state: &DaihinminState, legal: &[Action]) -> Action {
     let seat = state.to_move();
     let hand = state.hands()[seat];
     if state.in_exchange() {
-        // Its weakest card, never the joker (unless it holds nothing else).
-        let give_base = state.rules().give_base();
-        let weakest = indices(hand)
-            .filter(|&i| i != JOKER_INDEX)
-            .min_by_key(|&i| exchange_strength(i))
-            .unwrap_or(JOKER_INDEX);
-        return give_base + weakest;
+        // Its weakest card, never the joker (the strongest of all).
+        let weakest = weakest_cards(hand, 1).trailing_zeros() as usize;
+        return state.rules().give_base() + weakest;
     }
     let revolution = state.revolution();
     // Lower is weaker, to be played first.

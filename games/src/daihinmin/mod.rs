@@ -23,7 +23,7 @@ mod tensor;
 use std::sync::Arc;
 
 pub use cards::{card_text, cards_text, parse_cards, Cards, JOKER};
-pub use default_player::DefaultPlayer;
+pub use default_player::{weakest_cards, DefaultPlayer};
 pub use monte_carlo::{Allocation, MonteCarloPlayer, MonteCarloSpec};
 pub use plays::{catalogue, Catalogue, Kind, Play, PASS};
 pub use state::{DaihinminState, PASS_LIMIT};

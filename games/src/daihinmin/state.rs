@@ -544,6 +544,40 @@ impl DaihinminState {
         out
     }
 
+    /// Makes `seat` hold `cards`, as a world guessed for `observer` learns
+    /// what `seat` played: each card it lacks is swapped with one of its
+    /// other cards from the seat that holds it. Refused (and nothing moved)
+    /// where a card is the observer's, already played, or more than `seat`
+    /// holds.
+    pub fn reveal(&mut self, seat: usize, cards: Cards, observer: usize) -> Result<(), String> {
+        let played = self.played.iter().fold(0, |all, &p| all | p);
+        if cards & (self.hands[observer] | played) != 0 && seat != observer {
+            return Err(format!(
+                "{} cannot be seat {seat}'s: seat {observer} holds or saw them played",
+                cards_text(cards & (self.hands[observer] | played))
+            ));
+        }
+        if cards.count_ones() > self.hands[seat].count_ones() {
+            return Err(format!(
+                "seat {seat} holds {} cards, not the {} of {}",
+                self.hands[seat].count_ones(),
+                cards.count_ones(),
+                cards_text(cards)
+            ));
+        }
+        let mut spare = indices(self.hands[seat] & !cards);
+        for card in indices(cards & !self.hands[seat]) {
+            let bit = 1u64 << card;
+            let holder = (0..self.rules.players)
+                .find(|&h| self.hands[h] & bit != 0)
+                .ok_or_else(|| format!("{} is in no hand", cards_text(bit)))?;
+            let back = 1u64 << spare.next().expect("as many spare cards as missing ones");
+            self.hands[holder] = (self.hands[holder] & !bit) | back;
+            self.hands[seat] = (self.hands[seat] & !back) | bit;
+        }
+        Ok(())
+    }
+
     /// Whether the richest players are giving cards back.
     pub fn in_exchange(&self) -> bool {
         self.phase == Phase::Exchange

@@ -1,0 +1,436 @@
+//! A UECda client: connects, announces protocol 20070 and its name, and
+//! plays every game the server deals with one rnad player.
+//!
+//! It follows each game in a Daihinmin state of its own (its own hand, the
+//! others' hands guessed consistently with their sizes and corrected as
+//! their plays are seen), so its player sees what the games layer's
+//! players see; each move it sends is one of that state's legal actions.
+//! The server's tables must agree with it (whose turn, the client's hand):
+//! a message that does not, a malformed one, or a closed connection ends
+//! the client with an error that says what arrived. In the exchange it
+//! gives as the default player does (its weakest cards, never the joker).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rnad_games::daihinmin::{
+    catalogue, weakest_cards, Cards, Daihinmin, DaihinminState, Rules, PASS,
+};
+use rnad_games::headtohead::sampled::Player;
+use rnad_games::{GameSpec, State, Turn};
+
+use crate::table::{players_row, state_row, Table, TableError, PROTOCOL};
+
+/// The server's word after a turn: the game goes on.
+pub const GO_ON: i32 = 0;
+/// The game is over.
+pub const GAME_OVER: i32 = 1;
+/// Every game is over.
+pub const ALL_OVER: i32 = 2;
+/// A submission accepted.
+pub const ACCEPTED: i32 = 9;
+/// A submission refused (counted as a pass).
+pub const REFUSED: i32 = 8;
+
+/// Why the client stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The connection failed or closed.
+    #[error("the connection {during}: {source}")]
+    Io {
+        /// What the client was doing.
+        during: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A table that is no hand or play.
+    #[error("{during}: {source}")]
+    Table {
+        /// What the client was reading.
+        during: String,
+        /// What was wrong.
+        source: TableError,
+    },
+    /// A message the game does not explain.
+    #[error("unexpected message {during}: {what}")]
+    Unexpected {
+        /// What the client was reading.
+        during: String,
+        /// What arrived, and what was expected.
+        what: String,
+    },
+}
+
+/// What a match came to, for this client.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Played {
+    /// The player id the server gave.
+    pub id: usize,
+    /// Games played to their end.
+    pub games: usize,
+    /// Submissions the server refused that were not passes.
+    pub refused_plays: usize,
+}
+
+/// Reads and writes the protocol's messages.
+struct Wire<S> {
+    stream: S,
+}
+
+impl<S: Read + Write> Wire<S> {
+    fn table(&mut self, during: &str) -> Result<Table, ClientError> {
+        Table::read(&mut self.stream).map_err(|source| ClientError::Io {
+            during: format!("closed while reading {during}"),
+            source,
+        })
+    }
+
+    fn int(&mut self, during: &str) -> Result<i32, ClientError> {
+        let mut bytes = [0u8; 4];
+        self.stream
+            .read_exact(&mut bytes)
+            .map_err(|source| ClientError::Io {
+                during: format!("closed while reading {during}"),
+                source,
+            })?;
+        Ok(i32::from_be_bytes(bytes))
+    }
+
+    fn send(&mut self, table: &Table, during: &str) -> Result<(), ClientError> {
+        table
+            .write(&mut self.stream)
+            .and_then(|()| self.stream.flush())
+            .map_err(|source| ClientError::Io {
+                during: format!("failed while sending {during}"),
+                source,
+            })
+    }
+}
+
+/// One game as this client follows it.
+struct Followed {
+    state: DaihinminState,
+    /// Seat of each player id.
+    seat_of: [usize; 5],
+    me: usize,
+}
+
+fn unexpected(during: &str, what: String) -> ClientError {
+    ClientError::Unexpected {
+        during: during.into(),
+        what,
+    }
+}
+
+/// The seats of the player ids, from row 6 (the identity where it is
+/// empty).
+fn seats(table: &Table) -> Result<[usize; 5], ClientError> {
+    let row = &table.0[6][players_row::SEATS..players_row::SEATS + 5];
+    if row.iter().all(|&v| v == 0) {
+        return Ok([0, 1, 2, 3, 4]);
+    }
+    let mut seat_of = [usize::MAX; 5];
+    for (seat, &id) in row.iter().enumerate() {
+        let id = usize::try_from(id)
+            .ok()
+            .filter(|&i| i < 5 && seat_of[i] == usize::MAX)
+            .ok_or_else(|| {
+                unexpected("row 6", format!("seats {row:?} are not the player ids 0-4"))
+            })?;
+        seat_of[id] = seat;
+    }
+    Ok(seat_of)
+}
+
+impl Followed {
+    /// The game as the first turn's table shows it: this client's hand, the
+    /// others' sizes, the player on turn (a fresh, empty table).
+    fn start(me: usize, table: &Table, rng: &mut ChaCha8Rng) -> Result<Followed, ClientError> {
+        let during = "the first turn of a game";
+        let seat_of = seats(table)?;
+        let mine = table.hand().map_err(|source| ClientError::Table {
+            during: during.into(),
+            source,
+        })?;
+        let sizes = &table.0[6][players_row::SIZES..players_row::SIZES + 5];
+        let mut unseen = ((1u64 << 53) - 1) & !mine;
+        let mut hands = vec![0; 5];
+        for id in 0..5 {
+            let size = usize::try_from(sizes[id])
+                .ok()
+                .filter(|&s| s <= 53)
+                .ok_or_else(|| unexpected(during, format!("hand sizes {sizes:?}")))?;
+            hands[seat_of[id]] = if id == me {
+                if mine.count_ones() as usize != size {
+                    return Err(unexpected(
+                        during,
+                        format!("a hand of {} cards said to hold {size}", mine.count_ones()),
+                    ));
+                }
+                mine
+            } else {
+                let pool: Vec<usize> = (0..53).filter(|&c| unseen & (1 << c) != 0).collect();
+                if pool.len() < size {
+                    return Err(unexpected(
+                        during,
+                        format!("hand sizes {sizes:?} exceed the deck"),
+                    ));
+                }
+                let mut drawn: Cards = 0;
+                let mut pool = pool;
+                for _ in 0..size {
+                    drawn |= 1 << pool.swap_remove(rng.random_range(0..pool.len()));
+                }
+                unseen &= !drawn;
+                drawn
+            };
+        }
+        let on_turn = player_id(table.0[5][state_row::ON_TURN], during)?;
+        let rules = rules_of(table)?;
+        let state = DaihinminState::from_hands(rules, hands, seat_of[on_turn]);
+        Ok(Followed { state, seat_of, me })
+    }
+
+    /// Checks a turn's table against the followed state.
+    fn check_turn(&self, table: &Table) -> Result<usize, ClientError> {
+        let during = "a turn's table";
+        let on_turn = player_id(table.0[5][state_row::ON_TURN], during)?;
+        let expected = self.state.to_move();
+        if self.seat_of[on_turn] != expected || !matches!(self.state.turn(), Turn::Player(_)) {
+            return Err(unexpected(
+                during,
+                format!(
+                    "player {on_turn} to move, where the game says seat {expected} ({:?})",
+                    self.state.turn()
+                ),
+            ));
+        }
+        let hand = table.hand().map_err(|source| ClientError::Table {
+            during: during.into(),
+            source,
+        })?;
+        if hand != self.state.hands()[self.seat_of[self.me]] {
+            return Err(unexpected(
+                during,
+                format!(
+                    "hand {} where the game says {}",
+                    rnad_games::daihinmin::cards_text(hand),
+                    rnad_games::daihinmin::cards_text(self.state.hands()[self.seat_of[self.me]])
+                ),
+            ));
+        }
+        Ok(on_turn)
+    }
+
+    /// Applies what player `id` did, as the table after the turn shows it
+    /// (`own`: what this client did, when it was its turn).
+    fn observe(&mut self, id: usize, after: &Table, own: Option<usize>) -> Result<(), ClientError> {
+        let during = "the table after a turn";
+        let seat = self.seat_of[id];
+        let action = match own {
+            Some(action) => action,
+            None => {
+                let size = after.0[6][players_row::SIZES + id];
+                let before = self.state.hands()[seat].count_ones() as i32;
+                if size == before {
+                    PASS
+                } else {
+                    let action = after.play().map_err(|source| ClientError::Table {
+                        during: during.into(),
+                        source,
+                    })?;
+                    let play = catalogue()
+                        .play(action)
+                        .ok_or_else(|| unexpected(during, "a pass that took cards".into()))?;
+                    if before - size != play.size as i32 {
+                        return Err(unexpected(
+                            during,
+                            format!(
+                                "player {id} went from {before} to {size} cards playing {}",
+                                play.size
+                            ),
+                        ));
+                    }
+                    let observer = self.seat_of[self.me];
+                    self.state
+                        .reveal(seat, play.cards, observer)
+                        .map_err(|why| unexpected(during, why))?;
+                    action
+                }
+            }
+        };
+        if action != PASS && !self.state.legal_actions().contains(&action) {
+            return Err(unexpected(
+                during,
+                format!("player {id}'s play is not legal here by the rules"),
+            ));
+        }
+        self.state.apply_action(action);
+        // The server's random places after 20 passes end the game; the
+        // following state waits for its word.
+        Ok(())
+    }
+}
+
+fn player_id(value: i32, during: &str) -> Result<usize, ClientError> {
+    usize::try_from(value)
+        .ok()
+        .filter(|&v| v < 5)
+        .ok_or_else(|| unexpected(during, format!("player {value} (ids are 0-4)")))
+}
+
+/// The rules of a game whose table row 6 holds the ranks (all 0 in a first
+/// game).
+fn rules_of(table: &Table) -> Result<Arc<Rules>, ClientError> {
+    let ranks = &table.0[6][players_row::RANKS..players_row::RANKS + 5];
+    let spec = if ranks.iter().all(|&r| r == 0) {
+        "daihinmin".to_string()
+    } else {
+        // Ranks by player id, 0 = daifugo; the games layer's by seat from 1.
+        let seat_of = seats(table)?;
+        let mut by_seat = [0i32; 5];
+        for (id, &rank) in ranks.iter().enumerate() {
+            by_seat[seat_of[id]] = rank + 1;
+        }
+        let list: Vec<String> = by_seat.iter().map(i32::to_string).collect();
+        format!("daihinmin(ranks={})", list.join(" "))
+    };
+    let spec: GameSpec = spec
+        .parse()
+        .map_err(|e| unexpected("row 6", format!("ranks {ranks:?}: {e}")))?;
+    Ok(Daihinmin::new(spec).rules())
+}
+
+/// Plays a whole match on `stream` as `name` with `player`; `seed` feeds
+/// the guesses of the others' hands and the sampling of a stochastic
+/// player.
+pub fn play_match<S: Read + Write>(
+    stream: S,
+    name: &str,
+    player: &mut dyn Player,
+    seed: u64,
+) -> Result<Played, ClientError> {
+    let mut wire = Wire { stream };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut hello = Table::default();
+    hello.0[0][0] = PROTOCOL;
+    for (i, byte) in name.bytes().take(14).enumerate() {
+        hello.0[1][i] = i32::from(byte);
+    }
+    wire.send(&hello, "the protocol and name")?;
+    let id = player_id(wire.int("the player id")?, "the player id")?;
+    let mut played = Played {
+        id,
+        ..Played::default()
+    };
+    tracing::info!(id, "joined");
+    let mut game: Option<Followed> = None;
+    loop {
+        let table = wire.table("a hand")?;
+        if table.0[5][state_row::DEAL] == 1 {
+            // A deal: give cards if asked, then the turns begin.
+            game = None;
+            let count = usize::try_from(table.0[5][state_row::TO_GIVE])
+                .unwrap_or(0)
+                .min(2);
+            if count > 0 {
+                let hand = table.hand().map_err(|source| ClientError::Table {
+                    during: "the deal".into(),
+                    source,
+                })?;
+                wire.send(&Table::of_hand(weakest_cards(hand, count)), "the exchange")?;
+            }
+            continue;
+        }
+        let followed = match &mut game {
+            Some(f) => f,
+            None => game.insert(Followed::start(id, &table, &mut rng)?),
+        };
+        let on_turn = followed.check_turn(&table)?;
+        let mine = if table.0[5][state_row::MY_TURN] == 1 {
+            if on_turn != id {
+                return Err(unexpected(
+                    "a turn's table",
+                    format!("my turn, with player {on_turn} on turn"),
+                ));
+            }
+            let legal = followed.state.legal_actions();
+            let probs = player.policy(&followed.state, &legal);
+            let action = sample(&legal, &probs, &mut rng);
+            let play = catalogue().play(action);
+            wire.send(&Table::of_play(play), "a move")?;
+            let reply = wire.int("the answer to a move")?;
+            let accepted = match reply {
+                ACCEPTED => true,
+                REFUSED => {
+                    if action != PASS {
+                        played.refused_plays += 1;
+                        tracing::warn!(
+                            action,
+                            "the server refused a legal play: counted as a pass"
+                        );
+                    }
+                    false
+                }
+                other => {
+                    return Err(unexpected(
+                        "the answer to a move",
+                        format!("{other} (8 or 9)"),
+                    ))
+                }
+            };
+            Some(if accepted { action } else { PASS })
+        } else {
+            None
+        };
+        let after = wire.table("the table after a turn")?;
+        followed.observe(on_turn, &after, mine)?;
+        match wire.int("the end of a turn")? {
+            GO_ON => {}
+            GAME_OVER => {
+                played.games += 1;
+                game = None;
+            }
+            ALL_OVER => {
+                played.games += 1;
+                return Ok(played);
+            }
+            other => {
+                return Err(unexpected(
+                    "the end of a turn",
+                    format!("{other} (0, 1 or 2)"),
+                ))
+            }
+        }
+    }
+}
+
+/// An action drawn from `probs` over `legal`.
+fn sample(legal: &[usize], probs: &[f64], rng: &mut ChaCha8Rng) -> usize {
+    let mut u = rng.random::<f64>() * probs.iter().sum::<f64>();
+    for (&a, &p) in legal.iter().zip(probs) {
+        if u < p {
+            return a;
+        }
+        u -= p;
+    }
+    *legal.last().expect("a legal action")
+}
+
+/// Connects to `address` and plays a match.
+pub fn connect_and_play(
+    address: &str,
+    name: &str,
+    player: &mut dyn Player,
+    seed: u64,
+) -> Result<Played, ClientError> {
+    let stream = TcpStream::connect(address).map_err(|source| ClientError::Io {
+        during: format!("to {address} failed"),
+        source,
+    })?;
+    let _ = stream.set_nodelay(true);
+    play_match(stream, name, player, seed)
+}

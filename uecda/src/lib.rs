@@ -1,0 +1,9 @@
+//! The UECda computer Daihinmin protocol (version 20070): the 8 × 15
+//! tables it exchanges ([`table`]), a client that plays any rnad player on
+//! an official server ([`client`], the `rnad-uecda-client` binary), and a
+//! server over the games layer's rules for testing clients ([`server`],
+//! `rnad-uecda-server`).
+
+pub mod client;
+pub mod server;
+pub mod table;

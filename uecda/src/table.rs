@@ -1,0 +1,285 @@
+//! UECda's message: an 8 × 15 table of 32-bit big-endian integers.
+//!
+//! Rows 0–3 are the suits ♠ ♥ ♦ ♣ and columns 1–13 the ranks 3 … A, 2 (the
+//! games layer's suit order, and its rank plus one). A held card is a 1 in
+//! its cell and the held joker a 2 at row 4, column 1. In a play the joker
+//! is a 2 in the cell of the card it stands for: column 0 or 14 at a
+//! sequence's end below the 3 or above the 2, row 4 as a five-card group's
+//! fifth card; a lone joker is a 2 anywhere in rows 0–3. A pass is all
+//! zeros. Rows 5 and 6 carry the game's state ([`StateRow`], [`PlayersRow`]).
+
+use std::io::{Read, Write};
+
+use rnad_games::daihinmin::{catalogue, Cards, Kind, Play, JOKER, PASS};
+
+/// Rows of a table.
+pub const ROWS: usize = 8;
+/// Columns of a table.
+pub const COLS: usize = 15;
+/// Bytes of a table on the wire.
+pub const BYTES: usize = ROWS * COLS * 4;
+/// The protocol version a client announces in its first table.
+pub const PROTOCOL: i32 = 20070;
+
+const JOKER_INDEX: usize = 52;
+
+/// Row 5's fields.
+pub mod state_row {
+    /// The deal message (the exchange comes next for some).
+    pub const DEAL: usize = 0;
+    /// Cards this player must give in the exchange (2, 1 or 0).
+    pub const TO_GIVE: usize = 1;
+    /// It is this player's turn.
+    pub const MY_TURN: usize = 2;
+    /// The player on turn (who just acted, in the table after a turn).
+    pub const ON_TURN: usize = 3;
+    /// The table is empty.
+    pub const EMPTY: usize = 4;
+    /// Revolution.
+    pub const REVOLUTION: usize = 6;
+    /// Lock.
+    pub const LOCK: usize = 7;
+}
+
+/// Row 6's fields: hand sizes by player (0–4), ranks by player (5–9, 0 =
+/// daifugo), the player in each seat (10–14).
+pub mod players_row {
+    /// First hand size.
+    pub const SIZES: usize = 0;
+    /// First rank.
+    pub const RANKS: usize = 5;
+    /// First seat.
+    pub const SEATS: usize = 10;
+}
+
+/// A malformed table.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// A cell outside the card area holds a card, or a value other than 0,
+    /// 1 or 2.
+    #[error("cell [{row}][{col}] holds {value}, which no card is")]
+    BadCell {
+        /// Row.
+        row: usize,
+        /// Column.
+        col: usize,
+        /// What it held.
+        value: i32,
+    },
+    /// The cards make no play the rules allow.
+    #[error("the cards {0} are no play (not a single, group or sequence)")]
+    NoPlay(String),
+}
+
+/// One table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Table(pub [[i32; COLS]; ROWS]);
+
+impl Default for Table {
+    fn default() -> Self {
+        Table([[0; COLS]; ROWS])
+    }
+}
+
+fn cell(index: usize) -> (usize, usize) {
+    (index % 4, index / 4 + 1)
+}
+
+impl Table {
+    /// Reads one table (480 bytes).
+    pub fn read(from: &mut impl Read) -> std::io::Result<Table> {
+        let mut bytes = [0u8; BYTES];
+        from.read_exact(&mut bytes)?;
+        let mut table = Table::default();
+        for (i, chunk) in bytes.chunks_exact(4).enumerate() {
+            table.0[i / COLS][i % COLS] =
+                i32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        }
+        Ok(table)
+    }
+
+    /// Writes it (480 bytes).
+    pub fn write(&self, to: &mut impl Write) -> std::io::Result<()> {
+        let bytes: Vec<u8> = self
+            .0
+            .iter()
+            .flatten()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
+        to.write_all(&bytes)
+    }
+
+    /// A hand: its cards, the joker at [4][1].
+    pub fn of_hand(cards: Cards) -> Table {
+        let mut table = Table::default();
+        for index in (0..JOKER_INDEX).filter(|&i| cards & (1 << i) != 0) {
+            let (row, col) = cell(index);
+            table.0[row][col] = 1;
+        }
+        if cards & JOKER != 0 {
+            table.0[4][1] = 2;
+        }
+        table
+    }
+
+    /// The hand a table shows (rows 0–4 only).
+    pub fn hand(&self) -> Result<Cards, TableError> {
+        let mut cards = 0;
+        for row in 0..5 {
+            for col in 0..COLS {
+                let value = self.0[row][col];
+                match (row, col, value) {
+                    (_, _, 0) => {}
+                    (4, 1, 2) => cards |= JOKER,
+                    (0..=3, 1..=13, 1) => cards |= 1 << ((col - 1) * 4 + row),
+                    _ => return Err(TableError::BadCell { row, col, value }),
+                }
+            }
+        }
+        Ok(cards)
+    }
+
+    /// A play as a submission (the pass as all zeros).
+    pub fn of_play(play: Option<&Play>) -> Table {
+        let mut table = Table::default();
+        let Some(play) = play else {
+            return table;
+        };
+        if play.is_lone_joker() {
+            table.0[0][14] = 2;
+            return table;
+        }
+        let natural = play.cards & !JOKER;
+        for index in (0..JOKER_INDEX).filter(|&i| natural & (1 << i) != 0) {
+            let (row, col) = cell(index);
+            table.0[row][col] = 1;
+        }
+        if play.cards & JOKER != 0 {
+            let (row, col) = match play.kind {
+                Kind::Group if play.size == 5 => (4, play.low as usize + 1),
+                Kind::Group => {
+                    let natural_suits = (0..4)
+                        .filter(|&s| (natural >> (play.low as usize * 4 + s)) & 1 != 0)
+                        .fold(0u8, |m, s| m | 1 << s);
+                    let joker_suit = (play.suits & !natural_suits).trailing_zeros() as usize;
+                    (joker_suit, play.low as usize + 1)
+                }
+                Kind::Sequence | Kind::Single => {
+                    let suit = play.suits.trailing_zeros() as usize;
+                    let col = (play.low..=play.high)
+                        .map(|r| (r + 1) as usize)
+                        .find(|&c| table.0[suit][c] == 0)
+                        .expect("the joker fills a place");
+                    (suit, col)
+                }
+            };
+            table.0[row][col] = 2;
+        }
+        table
+    }
+
+    /// The action a submission plays: the pass (all zeros in the card
+    /// area) or a play of the catalogue.
+    pub fn play(&self) -> Result<usize, TableError> {
+        let mut ones = 0usize;
+        let mut twos = Vec::new();
+        for row in 0..5 {
+            for col in 0..COLS {
+                match self.0[row][col] {
+                    0 => {}
+                    1 if row < 4 && (1..=13).contains(&col) => ones += 1,
+                    2 => twos.push((row, col)),
+                    value => return Err(TableError::BadCell { row, col, value }),
+                }
+            }
+        }
+        if ones == 0 && twos.is_empty() {
+            return Ok(PASS);
+        }
+        if ones == 0 && twos.len() == 1 && twos[0].0 < 4 {
+            let lone = catalogue()
+                .plays()
+                .find(|(_, p)| p.is_lone_joker())
+                .expect("the lone joker");
+            return Ok(lone.0);
+        }
+        let mut cards = *self;
+        for row in 5..ROWS {
+            cards.0[row] = [0; COLS];
+        }
+        catalogue()
+            .plays()
+            .find(|(_, p)| !p.is_lone_joker() && Table::of_play(Some(p)) == cards)
+            .map(|(id, _)| id)
+            .ok_or_else(|| TableError::NoPlay(describe(&cards)))
+    }
+}
+
+/// The cells holding something, as `row,col=value`.
+fn describe(table: &Table) -> String {
+    let mut cells = Vec::new();
+    for (row, values) in table.0.iter().enumerate() {
+        for (col, &v) in values.iter().enumerate().filter(|(_, &v)| v != 0) {
+            cells.push(format!("[{row}][{col}]={v}"));
+        }
+    }
+    cells.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rnad_games::daihinmin::parse_cards;
+
+    #[test]
+    fn every_play_goes_through_a_table_and_back() {
+        for (id, play) in catalogue().plays() {
+            let table = Table::of_play(Some(play));
+            assert_eq!(table.play(), Ok(id), "{play:?}");
+            let mut bytes = Vec::new();
+            table.write(&mut bytes).unwrap();
+            assert_eq!(bytes.len(), BYTES);
+            assert_eq!(Table::read(&mut bytes.as_slice()).unwrap(), table);
+        }
+        assert_eq!(Table::default().play(), Ok(PASS));
+    }
+
+    #[test]
+    fn cells_are_where_the_protocol_puts_them() {
+        // ♦3 is row 2, column 1; 2♣ row 3, column 13; the held joker [4][1].
+        let hand = Table::of_hand(parse_cards("3D 2C JK").unwrap());
+        assert_eq!((hand.0[2][1], hand.0[3][13], hand.0[4][1]), (1, 1, 2));
+        assert_eq!(hand.hand(), Ok(parse_cards("3D 2C JK").unwrap()));
+        // A sequence with the joker above the 2: 2 at column 14.
+        let seq = catalogue()
+            .plays()
+            .find(|(_, p)| {
+                p.kind == Kind::Sequence
+                    && p.cards == parse_cards("KS AS 2S JK").unwrap()
+                    && p.high == 13
+            })
+            .unwrap()
+            .1;
+        assert_eq!(Table::of_play(Some(seq)).0[0][14], 2);
+        // A lone joker anywhere in rows 0–3 reads as the lone joker.
+        let mut lone = Table::default();
+        lone.0[3][7] = 2;
+        let id = lone.play().unwrap();
+        assert!(catalogue().play(id).unwrap().is_lone_joker());
+        // Garbage is refused with the cell.
+        let mut bad = Table::default();
+        bad.0[1][0] = 1;
+        assert!(matches!(
+            bad.play(),
+            Err(TableError::BadCell {
+                row: 1,
+                col: 0,
+                value: 1
+            })
+        ));
+        let mut gap = Table::default();
+        gap.0[0][1] = 1;
+        gap.0[0][3] = 1;
+        assert!(matches!(gap.play(), Err(TableError::NoPlay(_))));
+    }
+}
