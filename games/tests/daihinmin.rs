@@ -438,3 +438,51 @@ fn a_guessed_world_learns_a_seats_cards_by_swapping_them_in() {
         .reveal(2, parse_cards("JS QS 9D").unwrap(), 0)
         .is_err());
 }
+
+#[test]
+fn a_match_of_games_carries_the_ranks_into_each_exchange() {
+    use rand::{RngExt, SeedableRng};
+    let g = game("daihinmin(games=3)");
+    let mut state = g.initial_state();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    // The seat that went out first in each game.
+    let mut first_out: Vec<usize> = Vec::new();
+    let mut gifts = 0;
+    while state.turn() != Turn::Terminal {
+        if first_out.len() == state.games_done() && !state.places().is_empty() {
+            first_out.push(state.places()[0]);
+        }
+        if state.in_exchange() {
+            let ranks = state.ranks().expect("ranks in a later game");
+            let mut sorted = ranks.to_vec();
+            sorted.sort_unstable();
+            assert_eq!(sorted, [1, 2, 3, 4, 5]);
+            // The first out of the game before is the daifugo now, and it
+            // gives first.
+            let daifugo = first_out[state.games_done() - 1];
+            assert_eq!(ranks[daifugo], 1, "{ranks:?}");
+            if gifts % 3 == 0 {
+                assert_eq!(state.to_move(), daifugo);
+            }
+            gifts += 1;
+        }
+        let moves: Vec<usize> = match state.turn() {
+            Turn::Chance => state
+                .chance_outcomes()
+                .into_iter()
+                .map(|(a, _)| a)
+                .collect(),
+            _ => state.legal_actions(),
+        };
+        state.apply_action(moves[rng.random_range(0..moves.len())]);
+    }
+    assert_eq!(state.games_done(), 3);
+    assert_eq!(gifts, 6, "three gifts in each of the two later games");
+    let returns = state.returns();
+    assert!(returns.iter().sum::<f64>().abs() < 1e-9);
+    // Three games of 5 … 1 points, less 3 a game each.
+    assert!(
+        returns.iter().all(|r| (-6.0..=6.0).contains(r)),
+        "{returns:?}"
+    );
+}

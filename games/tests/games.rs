@@ -9,7 +9,7 @@
 use rnad_games::{registry, Game, GameSpec, Hands, Turn};
 
 /// Specs covering every registered game and each of its parameters.
-const SPECS: [&str; 20] = [
+const SPECS: [&str; 21] = [
     "kuhn_poker",
     "kuhn_poker(players=3)",
     "kuhn_poker(players=5)",
@@ -30,6 +30,7 @@ const SPECS: [&str; 20] = [
     "daihinmin(ranks=2 5 1 4 3)",
     "daihinmin(players=3)",
     "daihinmin(players=4,ranks=4 3 2 1)",
+    "daihinmin(games=3)",
 ];
 
 /// A deterministic generator for the playouts.

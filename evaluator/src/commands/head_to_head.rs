@@ -180,16 +180,19 @@ fn run_duplicate(
 }
 
 /// A state-by-state match report as a table: poker in big blinds per
-/// game, Daihinmin in points per game (its returns are points less their
-/// mean), other games in their returns.
+/// game, Daihinmin in points per game (its returns are a deal's points
+/// less their mean, over all the games of a deal), other games in their
+/// returns.
 fn describe_duplicate(report: &DuplicateReport, game: &dyn Game) -> String {
     let spec = game.spec();
     let (scale, offset, unit, about) = if let Some(big_blind) = chips_per_big_blind(spec) {
         let about = format!("big blinds per game (big blind {big_blind} chips)");
         (big_blind, 0.0, "bb/g", about)
     } else if spec.name() == "daihinmin" {
+        // A deal is a match of `games` games: per game, the points.
         let mean = (game.num_players() + 1) as f64 / 2.0;
-        (1.0, mean, "points/g", "points per game".to_string())
+        let games = spec.int("games") as f64;
+        (games, mean, "points/g", "points per game".to_string())
     } else {
         (1.0, 0.0, "/g", "payoff per game".to_string())
     };

@@ -4,11 +4,12 @@
 //! of singles, groups and sequences with revolutions, 8-cuts, suit locks
 //! and the joker, and points by the order players go out.
 //!
-//! A [`Daihinmin`] game is one deal. Its `ranks` parameter gives each
-//! seat's rank from the game before (1 the daifugo … n the daihinmin);
-//! without it the game is a first game: no exchange, dealt from a seat
-//! chance picks. A match of many games carries the ranks from each game
-//! to the next (`headtohead`'s Daihinmin matches).
+//! A [`Daihinmin`] game is a match of `games` deals (one by default). Its
+//! `ranks` parameter gives each seat's rank from the game before (1 the
+//! daifugo … n the daihinmin); without it the first deal is a first game:
+//! no exchange, dealt from a seat chance picks. Each later deal carries the
+//! ranks from the one before (afresh every 100 games, as the official
+//! server does); seats are not redrawn.
 //!
 //! Returns are the points (n for first place … 1 for last) less their
 //! mean, so that the game is zero-sum; matches report points.
@@ -26,7 +27,7 @@ pub use cards::{card_text, cards_text, parse_cards, Cards, JOKER};
 pub use default_player::{weakest_cards, DefaultPlayer};
 pub use monte_carlo::{Allocation, MonteCarloPlayer, MonteCarloSpec};
 pub use plays::{catalogue, Catalogue, Kind, Play, PASS};
-pub use state::{DaihinminState, PASS_LIMIT};
+pub use state::{DaihinminState, PASS_LIMIT, RANK_RESET};
 
 use crate::spec::{int_default, GameInfo, ParamDomain, ParamInfo, ParamValue, Unplayable};
 use crate::{Action, Game, GameSpec, Hands, State};
@@ -50,6 +51,14 @@ pub(crate) static INFO: GameInfo = GameInfo {
             domain: ParamDomain::Ints { min: 1, max: 5 },
             default: |_| ParamValue::Ints(Vec::new()),
             default_text: "none (a first game)",
+            in_openspiel: false,
+        },
+        ParamInfo {
+            name: "games",
+            help: "games in one match, each after the first dealt and exchanged by the ranks of the one before (afresh every 100); returns are the points of all of them",
+            domain: ParamDomain::Int { min: 1, max: 1000 },
+            default: int_default::<1>,
+            default_text: "1",
             in_openspiel: false,
         },
     ],
@@ -80,6 +89,8 @@ pub struct Rules {
     pub players: usize,
     /// Each seat's rank from the previous game (1 = daifugo), if any.
     pub ranks: Option<Vec<usize>>,
+    /// Games in the match.
+    pub games: usize,
 }
 
 impl Rules {
@@ -103,6 +114,7 @@ impl Daihinmin {
         let rules = Rules {
             players: spec.int("players") as usize,
             ranks: (!ranks.is_empty()).then(|| ranks.iter().map(|&r| r as usize).collect()),
+            games: spec.int("games") as usize,
         };
         Daihinmin {
             spec,
@@ -136,12 +148,12 @@ impl Game for Daihinmin {
         tensor::size(self.rules.players)
     }
     fn max_game_length(&self) -> usize {
-        // Every play takes a card; between two plays fewer than
-        // PASS_LIMIT passes; three gifts.
-        (cards::JOKER_INDEX + 1) * PASS_LIMIT + 3
+        // A game: every play takes a card, between two plays fewer than
+        // PASS_LIMIT passes, three gifts.
+        ((cards::JOKER_INDEX + 1) * PASS_LIMIT + 3) * self.rules.games
     }
     fn utility_range(&self) -> (f64, f64) {
-        let half = (self.rules.players - 1) as f64 / 2.0;
+        let half = (self.rules.players - 1) as f64 / 2.0 * self.rules.games as f64;
         (-half, half)
     }
     fn is_zero_sum(&self) -> bool {

@@ -62,26 +62,24 @@ pub struct DaihinminState {
     /// Every move of play so far (seat, action), for the information-state
     /// strings.
     moves: Vec<(u8, u16)>,
+    /// This game's ranks from the game before, by seat (1 = daifugo).
+    ranks: Option<Vec<usize>>,
+    /// Games finished, and each seat's points in them.
+    games_done: usize,
+    points: Vec<f64>,
 }
+
+/// Games after which ranks start afresh (a first game, no exchange), as
+/// the official server does.
+pub const RANK_RESET: usize = 100;
 
 impl DaihinminState {
     pub(crate) fn new(rules: Arc<Rules>) -> DaihinminState {
         let players = rules.players;
-        let phase = if rules.ranks.is_some() {
-            Phase::Deal
-        } else {
-            Phase::FirstSeat
-        };
-        // Later games are dealt from the daifugo.
-        let deal_to = rules
-            .ranks
-            .as_ref()
-            .and_then(|r| r.iter().position(|&rank| rank == 1))
-            .unwrap_or(0);
-        DaihinminState {
-            phase,
+        let mut state = DaihinminState {
+            phase: Phase::FirstSeat,
             hands: vec![0; players],
-            deal_to,
+            deal_to: 0,
             undealt: super::cards::DECK,
             played: vec![0; players],
             owed: Vec::new(),
@@ -95,8 +93,62 @@ impl DaihinminState {
             places: Vec::new(),
             passes_in_a_row: 0,
             moves: Vec::new(),
+            ranks: rules.ranks.clone(),
+            games_done: 0,
+            points: vec![0.0; players],
             rules,
+        };
+        state.start_deal();
+        state
+    }
+
+    /// A fresh deal under `self.ranks`: dealt from the daifugo after a
+    /// ranked game, from a seat chance picks otherwise.
+    fn start_deal(&mut self) {
+        let n = self.rules.players;
+        self.hands = vec![0; n];
+        self.undealt = super::cards::DECK;
+        self.played = vec![0; n];
+        self.owed.clear();
+        self.received = vec![0; n];
+        self.given = vec![0; n];
+        self.table = None;
+        self.locked = false;
+        self.revolution = false;
+        self.passed = 0;
+        self.places.clear();
+        self.passes_in_a_row = 0;
+        self.moves.clear();
+        match self
+            .ranks
+            .as_ref()
+            .and_then(|r| r.iter().position(|&rank| rank == 1))
+        {
+            Some(daifugo) => {
+                self.deal_to = daifugo;
+                self.phase = Phase::Deal;
+            }
+            None => self.phase = Phase::FirstSeat,
         }
+    }
+
+    /// The places are settled: the points are counted, and the next game
+    /// of the match starts with ranks from these places, or the match is
+    /// over.
+    fn end_game(&mut self) {
+        let n = self.rules.players;
+        let mut ranks = vec![0; n];
+        for (place, &seat) in self.places.iter().enumerate() {
+            self.points[seat] += (n - place) as f64;
+            ranks[seat] = place + 1;
+        }
+        self.games_done += 1;
+        if self.games_done >= self.rules.games {
+            self.phase = Phase::Over;
+            return;
+        }
+        self.ranks = (!self.games_done.is_multiple_of(RANK_RESET)).then_some(ranks);
+        self.start_deal();
     }
 
     /// A state in the middle of play, for tests and the Monte-Carlo
@@ -200,7 +252,7 @@ impl DaihinminState {
     /// After the deal: the automatic gifts, then the gifts the daifugo
     /// and fugo choose (as moves), or straight to play.
     fn after_deal(&mut self) {
-        let Some(ranks) = self.rules.ranks.clone() else {
+        let Some(ranks) = self.ranks.clone() else {
             self.start_play();
             return;
         };
@@ -244,7 +296,7 @@ impl DaihinminState {
         self.passed = 0;
         match self.next_with_cards(leader) {
             Some(seat) => self.to_move = seat,
-            None => self.phase = Phase::Over,
+            None => self.end_game(),
         }
     }
 
@@ -305,7 +357,7 @@ impl DaihinminState {
         if let Some(last) = (0..self.rules.players).find(|s| !self.places.contains(s)) {
             self.places.push(last);
         }
-        self.phase = Phase::Over;
+        self.end_game();
     }
 
     /// The seats still without a place, in seat order.
@@ -423,7 +475,7 @@ impl State for DaihinminState {
             Phase::DrawPlaces => {
                 let order = DaihinminState::ordering(&self.unplaced(), action);
                 self.places.extend(order);
-                self.phase = Phase::Over;
+                self.end_game();
             }
             Phase::Over => panic!("the game is over"),
         }
@@ -431,16 +483,12 @@ impl State for DaihinminState {
 
     fn returns(&self) -> Vec<f64> {
         let n = self.rules.players;
-        let mut out = vec![0.0; n];
         if self.phase != Phase::Over {
-            return out;
+            return vec![0.0; n];
         }
-        // Points n, n-1, … 1 by place, less their mean: zero-sum.
-        let mean = (n + 1) as f64 / 2.0;
-        for (place, &seat) in self.places.iter().enumerate() {
-            out[seat] = (n - place) as f64 - mean;
-        }
-        out
+        // Points n, n-1, … 1 a game by place, less their mean: zero-sum.
+        let mean = (n + 1) as f64 / 2.0 * self.games_done as f64;
+        self.points.iter().map(|p| p - mean).collect()
     }
 
     fn payoff(&self) -> Payoff {
@@ -449,7 +497,7 @@ impl State for DaihinminState {
 
     fn information_state_string(&self, player: usize) -> String {
         let mut out = format!("seat {player} hand {}", cards_text(self.hands[player]));
-        if let Some(ranks) = &self.rules.ranks {
+        if let Some(ranks) = &self.ranks {
             let _ = write!(
                 out,
                 " | ranks {ranks:?} gave {} got {}",
@@ -576,6 +624,16 @@ impl DaihinminState {
             self.hands[seat] = (self.hands[seat] & !back) | bit;
         }
         Ok(())
+    }
+
+    /// This game's ranks from the game before, by seat (1 = daifugo).
+    pub fn ranks(&self) -> Option<&[usize]> {
+        self.ranks.as_deref()
+    }
+
+    /// Games of the match finished so far.
+    pub fn games_done(&self) -> usize {
+        self.games_done
     }
 
     /// Whether the richest players are giving cards back.

@@ -83,7 +83,7 @@ pub fn write(state: &DaihinminState, player: usize, out: &mut [f32]) {
     let r = take(CARDS);
     put_cards(&mut out[r], given);
     let ranks = take(n * n);
-    if let Some(previous) = &state.rules().ranks {
+    if let Some(previous) = state.ranks() {
         for (seat, &rank) in previous.iter().enumerate() {
             out[ranks.start + relative(seat) * n + rank - 1] = 1.0;
         }
