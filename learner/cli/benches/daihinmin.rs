@@ -2,8 +2,9 @@
 //! playouts (whole games from a fresh deal, every move uniformly at random)
 //! per second on one core, one `epsilon` Monte-Carlo decision at N = 1500
 //! in milliseconds (the first decision of a deal, averaged over deals),
-//! match games per second (five default players), and self-play decisions
-//! per second of one actor thread with `configs/daihinmin.toml`'s MLP.
+//! match games per second (five default players), self-play decisions per
+//! second of one actor thread with `configs/daihinmin.toml`'s MLP, and one
+//! unbatched decision of that network, beside the Monte-Carlo decision.
 //!
 //! `cargo bench -p rnad-learner-cli --bench daihinmin -- [--seconds S] [--out FILE]`
 //! (default 3 s a measurement, the workspace's `target/bench/daihinmin.json`).
@@ -18,6 +19,7 @@ use rand_chacha::ChaCha8Rng;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
 use rnad_common::net::NetShape;
+use rnad_evaluator::network_player::NetworkPlayer;
 use rnad_games::daihinmin::{
     Allocation, Daihinmin, DaihinminState, DefaultPlayer, MonteCarloPlayer,
 };
@@ -50,6 +52,11 @@ struct Report {
     selfplay_decisions_per_second: f64,
     selfplay_games_per_second: f64,
     selfplay_hidden: Vec<usize>,
+    /// One decision of the config's network alone (not batched), as a
+    /// match or the UECda client makes it.
+    network_decision_ms: f64,
+    /// How many network decisions one epsilon:1500 decision costs.
+    epsilon_1500_over_network: f64,
     threads: usize,
 }
 
@@ -152,6 +159,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let selfplay_decisions_per_second = play.decisions() as f64 / elapsed;
     eprintln!("self-play: {selfplay_decisions_per_second:.0} decisions/s");
 
+    // One unbatched network decision, on the first decision of fresh deals.
+    let shape = NetShape::for_config(&config);
+    let mut network = NetworkPlayer::new(&shape, &learner.state().online, true)?;
+    let (mut decisions_timed, mut spent) = (0usize, 0.0);
+    while spent < seconds {
+        let state = dealt(&game, &mut rng);
+        let legal = state.legal_actions();
+        let start = Instant::now();
+        std::hint::black_box(network.policy(&state, &legal));
+        spent += start.elapsed().as_secs_f64();
+        decisions_timed += 1;
+    }
+    let network_decision_ms = 1000.0 * spent / decisions_timed as f64;
+    eprintln!("network decision: {network_decision_ms:.3} ms");
+
     let report = Report {
         seconds_per_measurement: seconds,
         random_playouts_per_second,
@@ -161,6 +183,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         selfplay_decisions_per_second,
         selfplay_games_per_second: games as f64 / elapsed,
         selfplay_hidden: config.network.hidden.clone(),
+        network_decision_ms,
+        epsilon_1500_over_network: epsilon_1500_decision_ms / network_decision_ms,
         threads: 1,
     };
     let text = serde_json::to_string_pretty(&report)?;
