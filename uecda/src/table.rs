@@ -6,7 +6,7 @@
 //! is a 2 in the cell of the card it stands for: column 0 or 14 at a
 //! sequence's end below the 3 or above the 2, row 4 as a five-card group's
 //! fifth card; a lone joker is a 2 anywhere in rows 0–3. A pass is all
-//! zeros. Rows 5 and 6 carry the game's state ([`StateRow`], [`PlayersRow`]).
+//! zeros. Rows 5 and 6 carry the game's state ([`state_row`], [`players_row`]).
 
 use std::io::{Read, Write};
 
@@ -109,7 +109,7 @@ impl Table {
         to.write_all(&bytes)
     }
 
-    /// A hand: its cards, the joker at [4][1].
+    /// A hand: its cards, the joker at `[4][1]`.
     pub fn of_hand(cards: Cards) -> Table {
         let mut table = Table::default();
         for index in (0..JOKER_INDEX).filter(|&i| cards & (1 << i) != 0) {

@@ -19,8 +19,9 @@ struct Args {
     /// The server's port.
     #[arg(long, default_value_t = 42485)]
     port: u16,
-    /// The player: default, uniform, random-sampling:N, epsilon:N[:c[:d]],
-    /// softmax:N[:r], ucb1-tuned:N, majority:N or checkpoint:FILE[:KIND].
+    /// The player: default, uniform, `random-sampling:N`,
+    /// `epsilon:N[:c[:d]]`, `softmax:N[:r]`, `ucb1-tuned:N`, `majority:N`
+    /// or `checkpoint:FILE[:KIND]`.
     #[arg(long, default_value = "default")]
     player: PlayerSpec,
     /// The name announced to the server (at most 14 characters).
