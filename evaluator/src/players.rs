@@ -110,7 +110,7 @@ impl FromStr for PlayerSpec {
                 })
             }
             _ => Err(UnknownPlayer(format!(
-                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND], reduced:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:c[:d]], softmax:N[:r], ucb1-tuned:N, majority:N)"
+                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND], reduced:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:x[:d]], softmax:N[:r], ucb1-tuned:N, majority:N)"
             ))),
         }
     }

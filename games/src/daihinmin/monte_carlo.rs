@@ -13,8 +13,10 @@
 //!
 //! * `random-sampling`: N/K playouts a move (round robin);
 //! * `epsilon`: ε-greedy with ε_n = min(1, cK / (d² n)) at the n-th
-//!   playout (Auer et al.'s ε_n-greedy; seed 003's best c = N / (2K),
-//!   d = 1): with probability ε_n a move at random, else the best so far;
+//!   playout (Auer et al.'s ε_n-greedy): with probability ε_n a move at
+//!   random, else the best so far. Its parameter is x = cK/N, the form
+//!   seed 003 varies over 0 … 1 (its best, c = N/(2K) and d = 1, is
+//!   x = 0.5, the default), so ε_n = min(1, xN / (d² n));
 //! * `softmax`: each playout's move drawn with probability proportional to
 //!   exp(mean points / r) (seed 003's best r = 1);
 //! * `ucb1-tuned`: the move maximising mean + sqrt(ln n / n_i · min(1/4,
@@ -40,10 +42,10 @@ use crate::{Action, State, Turn};
 pub enum Allocation {
     /// Evenly.
     RandomSampling,
-    /// ε-greedy with ε_n = min(1, cK/(d²n)); `c` of `None` is N/(2K).
+    /// ε-greedy with ε_n = min(1, xN/(d²n)), x = cK/N.
     Epsilon {
-        /// c (default N/(2K)).
-        c: Option<f64>,
+        /// x = cK/N (0.5: seed 003's best c = N/(2K)).
+        x: f64,
         /// d.
         d: f64,
     },
@@ -97,7 +99,7 @@ impl MonteCarloPlayer {
         let k = match self.allocation {
             Allocation::Majority => {
                 let mut votes = vec![0usize; legal.len()];
-                let eps = Allocation::Epsilon { c: None, d: 1.0 };
+                let eps = Allocation::Epsilon { x: 0.5, d: 1.0 };
                 for _ in 0..MAJORITY_SEARCHES {
                     votes[search(eps, &mut self.rng)] += 1;
                 }
@@ -178,9 +180,8 @@ fn pick(
     let moves = stats.count.len();
     match allocation {
         Allocation::RandomSampling => (n - 1) % moves,
-        Allocation::Epsilon { c, d } => {
-            let c = c.unwrap_or(total as f64 / (2.0 * moves as f64));
-            let epsilon = (c * moves as f64 / (d * d * n as f64)).min(1.0);
+        Allocation::Epsilon { x, d } => {
+            let epsilon = (x * total as f64 / (d * d * n as f64)).min(1.0);
             if rng.random::<f64>() < epsilon {
                 rng.random_range(0..moves)
             } else {
@@ -255,8 +256,8 @@ fn draw(cards: Cards, k: usize, rng: &mut impl Rng) -> Cards {
 }
 
 /// A Monte-Carlo player as named on the command line: `NAME:N[:PARAMS]`
-/// with NAME random-sampling, epsilon (PARAMS `c` or `c:d`), softmax
-/// (PARAMS `r`), ucb1-tuned or majority.
+/// with NAME random-sampling, epsilon (PARAMS `x` = cK/N or `x:d`),
+/// softmax (PARAMS `r`), ucb1-tuned or majority.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MonteCarloSpec {
     /// The allocation.
@@ -285,13 +286,13 @@ impl FromStr for MonteCarloSpec {
             ("random-sampling", []) => Allocation::RandomSampling,
             ("ucb1-tuned", []) => Allocation::Ucb1Tuned,
             ("majority", []) => Allocation::Majority,
-            ("epsilon", []) => Allocation::Epsilon { c: None, d: 1.0 },
-            ("epsilon", [c]) => Allocation::Epsilon {
-                c: Some(number(c)?),
+            ("epsilon", []) => Allocation::Epsilon { x: 0.5, d: 1.0 },
+            ("epsilon", [x]) => Allocation::Epsilon {
+                x: number(x)?,
                 d: 1.0,
             },
-            ("epsilon", [c, d]) => Allocation::Epsilon {
-                c: Some(number(c)?),
+            ("epsilon", [x, d]) => Allocation::Epsilon {
+                x: number(x)?,
                 d: number(d)?.max(f64::MIN_POSITIVE),
             },
             ("softmax", []) => Allocation::Softmax { r: 1.0 },
@@ -300,8 +301,8 @@ impl FromStr for MonteCarloSpec {
             },
             _ => {
                 return Err(format!(
-                    "{s:?}: Monte-Carlo players are random-sampling:N, epsilon:N[:c[:d]], \
-                     softmax:N[:r], ucb1-tuned:N and majority:N"
+                    "{s:?}: Monte-Carlo players are random-sampling:N, epsilon:N[:x[:d]] \
+                     (x = cK/N), softmax:N[:r], ucb1-tuned:N and majority:N"
                 ))
             }
         };
@@ -317,8 +318,7 @@ impl fmt::Display for MonteCarloSpec {
         let n = self.playouts;
         match self.allocation {
             Allocation::RandomSampling => write!(f, "random-sampling:{n}"),
-            Allocation::Epsilon { c: None, .. } => write!(f, "epsilon:{n}"),
-            Allocation::Epsilon { c: Some(c), d } => write!(f, "epsilon:{n}:{c}:{d}"),
+            Allocation::Epsilon { x, d } => write!(f, "epsilon:{n}:{x}:{d}"),
             Allocation::Softmax { r } => write!(f, "softmax:{n}:{r}"),
             Allocation::Ucb1Tuned => write!(f, "ucb1-tuned:{n}"),
             Allocation::Majority => write!(f, "majority:{n}"),

@@ -101,7 +101,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     eprintln!("random playouts: {random_playouts_per_second:.0}/s");
 
     // One epsilon decision at N = 1500, first decision of fresh deals.
-    let mut player = MonteCarloPlayer::new(Allocation::Epsilon { c: None, d: 1.0 }, 1500, 7);
+    let mut player = MonteCarloPlayer::new(Allocation::Epsilon { x: 0.5, d: 1.0 }, 1500, 7);
     let (mut decisions, mut spent) = (0usize, 0.0);
     while spent < seconds || decisions < 2 {
         let state = dealt(&game, &mut rng);
