@@ -486,3 +486,57 @@ fn a_match_of_games_carries_the_ranks_into_each_exchange() {
         "{returns:?}"
     );
 }
+
+#[test]
+fn monte_carlo_players_play_out_only_the_game_they_are_in() {
+    use rnad_games::daihinmin::{Allocation, MonteCarloPlayer};
+    // The second game of a three-game match: playouts end with it, so a
+    // decision costs what a one-game decision costs and scores 1-5 points.
+    let g = game("daihinmin(games=3)");
+    let mut state = g.initial_state();
+    let mut first = rnad_games::daihinmin::DefaultPlayer;
+    while state.games_done() == 0 {
+        let moves: Vec<usize> = match state.turn() {
+            Turn::Chance => vec![state.chance_outcomes()[0].0],
+            _ => {
+                let legal = state.legal_actions();
+                let probs =
+                    rnad_games::headtohead::sampled::Player::policy(&mut first, &state, &legal);
+                vec![legal[probs.iter().position(|&p| p == 1.0).unwrap()]]
+            }
+        };
+        state.apply_action(moves[0]);
+    }
+    // A world that ends with this (second) game is terminal after it.
+    let mut world = state.clone().ending_after_this_game();
+    while world.turn() != Turn::Terminal {
+        let moves: Vec<usize> = match world.turn() {
+            Turn::Chance => world
+                .chance_outcomes()
+                .into_iter()
+                .map(|(a, _)| a)
+                .collect(),
+            _ => world.legal_actions(),
+        };
+        world.apply_action(moves[moves.len() / 2]);
+    }
+    assert_eq!(world.games_done(), 2);
+    assert_eq!(world.points().iter().sum::<f64>(), 30.0);
+    let before: f64 = state.points().iter().sum();
+    assert_eq!(before, 15.0, "one game's points");
+    let mut player = MonteCarloPlayer::new(Allocation::RandomSampling, 50, 1);
+    while state.turn() == Turn::Chance || state.in_exchange() {
+        match state.turn() {
+            Turn::Chance => state.apply_action(state.chance_outcomes()[0].0),
+            _ => {
+                let legal = state.legal_actions();
+                let pick = player.choose(&state, &legal);
+                state.apply_action(pick);
+            }
+        }
+    }
+    let legal = state.legal_actions();
+    let chosen = player.choose(&state, &legal);
+    assert!(legal.contains(&chosen));
+    assert_eq!(state.games_done(), 1, "choosing plays nothing out for real");
+}

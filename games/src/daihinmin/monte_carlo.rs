@@ -221,11 +221,14 @@ fn pick(
     }
 }
 
-/// The points the player to move at `state` scores playing `first`, then
-/// everyone at random, with the unseen cards dealt at random.
+/// The points the player to move at `state` scores in this game playing
+/// `first`, then everyone at random, with the unseen cards dealt at
+/// random.
 fn playout(state: &DaihinminState, first: Action, rng: &mut ChaCha8Rng) -> f64 {
     let seat = state.to_move();
-    let mut game = state.determinized(seat, |cards, k| draw(cards, k, rng));
+    let mut game = state
+        .determinized(seat, |cards, k| draw(cards, k, rng))
+        .ending_after_this_game();
     game.apply_action(first);
     while !matches!(game.turn(), Turn::Terminal) {
         match game.turn() {
@@ -240,8 +243,7 @@ fn playout(state: &DaihinminState, first: Action, rng: &mut ChaCha8Rng) -> f64 {
             }
         }
     }
-    let n = state.rules().players;
-    game.returns()[seat] + (n + 1) as f64 / 2.0
+    game.points()[seat] - state.points()[seat]
 }
 
 /// `k` cards drawn uniformly from `cards`.

@@ -67,6 +67,9 @@ pub struct DaihinminState {
     /// Games finished, and each seat's points in them.
     games_done: usize,
     points: Vec<f64>,
+    /// Games after which the state is terminal (the match's, or fewer for
+    /// a playout that ends with the game it is in).
+    games_total: usize,
 }
 
 /// Games after which ranks start afresh (a first game, no exchange), as
@@ -96,6 +99,7 @@ impl DaihinminState {
             ranks: rules.ranks.clone(),
             games_done: 0,
             points: vec![0.0; players],
+            games_total: rules.games,
             rules,
         };
         state.start_deal();
@@ -143,7 +147,7 @@ impl DaihinminState {
             ranks[seat] = place + 1;
         }
         self.games_done += 1;
-        if self.games_done >= self.rules.games {
+        if self.games_done >= self.games_total {
             self.phase = Phase::Over;
             return;
         }
@@ -629,6 +633,18 @@ impl DaihinminState {
     /// This game's ranks from the game before, by seat (1 = daifugo).
     pub fn ranks(&self) -> Option<&[usize]> {
         self.ranks.as_deref()
+    }
+
+    /// This state, ending with the game it is in rather than the match's
+    /// last (what a playout of this game plays to).
+    pub fn ending_after_this_game(mut self) -> DaihinminState {
+        self.games_total = self.games_done + 1;
+        self
+    }
+
+    /// Each seat's points in the games finished so far.
+    pub fn points(&self) -> &[f64] {
+        &self.points
     }
 
     /// Games of the match finished so far.
