@@ -540,3 +540,32 @@ fn monte_carlo_players_play_out_only_the_game_they_are_in() {
     assert!(legal.contains(&chosen));
     assert_eq!(state.games_done(), 1, "choosing plays nothing out for real");
 }
+
+#[test]
+fn a_lead_offers_exactly_the_plays_the_hand_holds() {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+    let rules = game("daihinmin").rules();
+    for _ in 0..200 {
+        // Random hands of 1 to 10 cards, the joker among them at times.
+        let mut deck: Vec<u64> = (0..53).collect();
+        let mut hands = vec![0u64; 5];
+        let size = rng.random_range(1..11);
+        for hand in hands.iter_mut() {
+            for _ in 0..size {
+                *hand |= 1 << deck.swap_remove(rng.random_range(0..deck.len()));
+            }
+        }
+        for seat in 0..5 {
+            let state = DaihinminState::from_hands(rules.clone(), hands.clone(), seat);
+            let mut expected = vec![PASS];
+            expected.extend(
+                catalogue()
+                    .plays()
+                    .filter(|(_, p)| p.cards & !hands[seat] == 0)
+                    .map(|(id, _)| id),
+            );
+            assert_eq!(state.legal_actions(), expected);
+        }
+    }
+}

@@ -106,6 +106,10 @@ pub struct Catalogue {
     /// The ids of each kind and size: all a play on the table can be
     /// answered with.
     by_shape: HashMap<(Kind, u8), Vec<usize>>,
+    /// The ids of the plays whose lowest card is each card (the lone
+    /// joker's is the joker): a hand can lead only plays keyed by its
+    /// cards.
+    by_lowest_card: Vec<Vec<usize>>,
 }
 
 impl Catalogue {
@@ -130,6 +134,15 @@ impl Catalogue {
             .get(&(kind, size))
             .into_iter()
             .flatten()
+            .map(|&id| (id, self.plays[id].as_ref().expect("a play")))
+    }
+
+    /// The plays whose lowest card is among `cards`, with their ids (in
+    /// no particular order).
+    pub fn keyed_by(&self, cards: Cards) -> impl Iterator<Item = (usize, &Play)> {
+        (0..self.by_lowest_card.len())
+            .filter(move |&c| cards & (1 << c) != 0)
+            .flat_map(move |c| self.by_lowest_card[c].iter())
             .map(|&id| (id, self.plays[id].as_ref().expect("a play")))
     }
 
@@ -159,15 +172,18 @@ pub fn catalogue() -> &'static Catalogue {
             .filter_map(|(id, p)| p.map(|p| (p, id)))
             .collect();
         let mut by_shape: HashMap<(Kind, u8), Vec<usize>> = HashMap::new();
+        let mut by_lowest_card = vec![Vec::new(); RANKS * SUITS + 1];
         for (id, play) in plays.iter().enumerate() {
             if let Some(p) = play {
                 by_shape.entry((p.kind, p.size)).or_default().push(id);
+                by_lowest_card[p.cards.trailing_zeros() as usize].push(id);
             }
         }
         Catalogue {
             plays,
             ids,
             by_shape,
+            by_lowest_card,
         }
     })
 }

@@ -236,12 +236,16 @@ impl DaihinminState {
                     .filter(|(_, play)| self.can_play(play))
                     .map(|(id, _)| id),
             ),
-            None => legal.extend(
-                catalogue
-                    .plays()
-                    .filter(|(_, play)| self.can_play(play))
-                    .map(|(id, _)| id),
-            ),
+            // A lead: only plays whose lowest card the hand holds.
+            None => {
+                legal.extend(
+                    catalogue
+                        .keyed_by(self.hands[self.to_move])
+                        .filter(|(_, play)| self.can_play(play))
+                        .map(|(id, _)| id),
+                );
+                legal.sort_unstable();
+            }
         }
         legal
     }
