@@ -542,7 +542,7 @@ fn monte_carlo_players_play_out_only_the_game_they_are_in() {
 }
 
 #[test]
-fn a_lead_offers_exactly_the_plays_the_hand_holds() {
+fn a_lead_and_an_answer_offer_exactly_the_held_plays_the_rules_allow() {
     use rand::{RngExt, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
     let rules = game("daihinmin").rules();
@@ -566,6 +566,24 @@ fn a_lead_offers_exactly_the_plays_the_hand_holds() {
                     .map(|(id, _)| id),
             );
             assert_eq!(state.legal_actions(), expected);
+            // Answering a play: exactly the held plays that beat it.
+            let mut answered = state.clone();
+            let lead = expected[rng.random_range(1..expected.len())];
+            answered.apply_action(lead);
+            let (Some((table, _)), Turn::Player(next)) = (answered.table(), answered.turn()) else {
+                continue;
+            };
+            let mut beating = vec![PASS];
+            beating.extend(
+                catalogue()
+                    .plays()
+                    .filter(|(_, p)| {
+                        p.cards & !answered.hands()[next] == 0
+                            && p.beats(&table, answered.revolution(), answered.locked())
+                    })
+                    .map(|(id, _)| id),
+            );
+            assert_eq!(answered.legal_actions(), beating);
         }
     }
 }

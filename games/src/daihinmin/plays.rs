@@ -103,9 +103,9 @@ pub struct Catalogue {
     /// By action id; id 0 (the pass) holds no play.
     plays: Vec<Option<Play>>,
     ids: HashMap<Play, usize>,
-    /// The ids of each kind and size: all a play on the table can be
-    /// answered with.
-    by_shape: HashMap<(Kind, u8), Vec<usize>>,
+    /// The ids of each kind and size ([`shape`]): all a play on the table
+    /// can be answered with.
+    by_shape: Vec<Vec<usize>>,
     /// The ids of the plays whose lowest card is each card (the lone
     /// joker's is the joker): a hand can lead only plays keyed by its
     /// cards.
@@ -130,10 +130,8 @@ impl Catalogue {
 
     /// The plays of `kind` and `size`, with their ids.
     pub fn shaped(&self, kind: Kind, size: u8) -> impl Iterator<Item = (usize, &Play)> {
-        self.by_shape
-            .get(&(kind, size))
-            .into_iter()
-            .flatten()
+        self.by_shape[shape(kind, size)]
+            .iter()
             .map(|&id| (id, self.plays[id].as_ref().expect("a play")))
     }
 
@@ -155,6 +153,19 @@ impl Catalogue {
     }
 }
 
+/// The most cards in a play (a sequence of 14 with the joker).
+const MAX_SIZE: u8 = 15;
+
+/// A kind and size as an index.
+fn shape(kind: Kind, size: u8) -> usize {
+    let kind = match kind {
+        Kind::Single => 0,
+        Kind::Group => 1,
+        Kind::Sequence => 2,
+    };
+    kind * (usize::from(MAX_SIZE) + 1) + usize::from(size.min(MAX_SIZE))
+}
+
 /// The pass's action id.
 pub const PASS: usize = 0;
 
@@ -171,11 +182,11 @@ pub fn catalogue() -> &'static Catalogue {
             .enumerate()
             .filter_map(|(id, p)| p.map(|p| (p, id)))
             .collect();
-        let mut by_shape: HashMap<(Kind, u8), Vec<usize>> = HashMap::new();
+        let mut by_shape = vec![Vec::new(); shape(Kind::Sequence, MAX_SIZE) + 1];
         let mut by_lowest_card = vec![Vec::new(); RANKS * SUITS + 1];
         for (id, play) in plays.iter().enumerate() {
             if let Some(p) = play {
-                by_shape.entry((p.kind, p.size)).or_default().push(id);
+                by_shape[shape(p.kind, p.size)].push(id);
                 by_lowest_card[p.cards.trailing_zeros() as usize].push(id);
             }
         }
