@@ -196,8 +196,14 @@ fn describe_duplicate(report: &DuplicateReport, game: &dyn Game) -> String {
     } else {
         (1.0, 0.0, "/g", "payoff per game".to_string())
     };
+    // A Daihinmin deal of `games=G` is a match of G games.
+    let (played, rate) = if spec.name() == "daihinmin" && scale > 1.0 {
+        ("matches of the games", "matches/s")
+    } else {
+        ("games", "games/s")
+    };
     let mut lines = vec![format!(
-        "{}: {} deals x {} seatings = {} games, {:.0} games/s; {about} with 95% interval over deals",
+        "{}: {} deals x {} seatings = {} {played}, {:.0} {rate}; {about} with 95% interval over deals",
         report.game, report.deals, report.seatings, report.games, report.games_per_second
     )];
     let shown = |r: &PlayerResult| (r.mean / scale + offset, r.ci95 / scale);
