@@ -2,9 +2,8 @@
 //! five clients, a match of G games with ranks carried from each game to
 //! the next (reset every 100, as the official server does), the
 //! exchange, and every submission checked against the rules (a refused
-//! one counts as a pass, as there). For testing clients on 127.0.0.1; it
-//! does not redraw seats every few games as the official server does
-//! (player ids are seats here).
+//! one counts as a pass, as there), seats drawn afresh every 3 games (the
+//! official server's default). For testing clients on 127.0.0.1.
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -133,19 +132,23 @@ pub fn serve(
         points: vec![0; PLAYERS],
         ..MatchReport::default()
     };
-    // Each player's place in the last game (0 = daifugo).
+    // Each player's place in the last game (0 = daifugo), and who sits
+    // where.
     let mut ranks: Option<Vec<usize>> = None;
+    let mut seating = Seating::identity();
     for game in 0..games {
         if game % RANK_RESET == 0 {
             ranks = None;
         }
-        let places = play_game(
-            &mut seats,
-            ranks.as_deref(),
-            &mut rng,
-            game + 1 == games,
-            &mut report,
-        )?;
+        if game % SEAT_REDRAW == 0 {
+            seating = Seating::drawn(&mut rng);
+        }
+        let mut table = Match {
+            conns: &mut seats,
+            seating: &seating,
+            ranks: ranks.as_deref(),
+        };
+        let places = table.play_game(&mut rng, game + 1 == games, &mut report)?;
         let mut next = vec![0; PLAYERS];
         for (place, &player) in places.iter().enumerate() {
             report.points[player] += (PLAYERS - place) as u64;
@@ -157,15 +160,176 @@ pub fn serve(
     Ok(report)
 }
 
-/// Row 5 and row 6 of a table for `state`.
-fn fill_rows(table: &mut Table, state: &DaihinminState, ranks: Option<&[usize]>) {
-    table.0[5][state_row::EMPTY] = i32::from(state.table().is_none());
-    table.0[5][state_row::REVOLUTION] = i32::from(state.revolution());
-    table.0[5][state_row::LOCK] = i32::from(state.locked());
-    for player in 0..PLAYERS {
-        table.0[6][players_row::SIZES + player] = state.hands()[player].count_ones() as i32;
-        table.0[6][players_row::RANKS + player] = ranks.map_or(0, |r| r[player] as i32);
-        table.0[6][players_row::SEATS + player] = player as i32;
+/// Games after which the seats are drawn again (the official server's
+/// default).
+const SEAT_REDRAW: usize = 3;
+
+/// Who sits where: the games layer's seats are the table's seats.
+struct Seating {
+    player_in_seat: [usize; PLAYERS],
+    seat_of: [usize; PLAYERS],
+}
+
+impl Seating {
+    fn identity() -> Seating {
+        Seating {
+            player_in_seat: [0, 1, 2, 3, 4],
+            seat_of: [0, 1, 2, 3, 4],
+        }
+    }
+
+    fn drawn(rng: &mut ChaCha8Rng) -> Seating {
+        let mut pool: Vec<usize> = (0..PLAYERS).collect();
+        let mut seating = Seating::identity();
+        for seat in 0..PLAYERS {
+            let player = pool.swap_remove(rng.random_range(0..pool.len()));
+            seating.player_in_seat[seat] = player;
+            seating.seat_of[player] = seat;
+        }
+        seating
+    }
+}
+
+/// One game's table: the connections by player id, the seating, the ranks
+/// by player id from the game before.
+struct Match<'a> {
+    conns: &'a mut [Seat],
+    seating: &'a Seating,
+    ranks: Option<&'a [usize]>,
+}
+
+impl Match<'_> {
+    /// Row 5's flags and row 6 for `state`.
+    fn fill_rows(&self, table: &mut Table, state: &DaihinminState) {
+        table.0[5][state_row::EMPTY] = i32::from(state.table().is_none());
+        table.0[5][state_row::REVOLUTION] = i32::from(state.revolution());
+        table.0[5][state_row::LOCK] = i32::from(state.locked());
+        for player in 0..PLAYERS {
+            let seat = self.seating.seat_of[player];
+            table.0[6][players_row::SIZES + player] = state.hands()[seat].count_ones() as i32;
+            table.0[6][players_row::RANKS + player] = self.ranks.map_or(0, |r| r[player] as i32);
+            table.0[6][players_row::SEATS + seat] = player as i32;
+        }
+    }
+
+    /// One game: the deal, the exchange, the turns; the places by player.
+    fn play_game(
+        &mut self,
+        rng: &mut ChaCha8Rng,
+        last: bool,
+        report: &mut MatchReport,
+    ) -> Result<Vec<usize>, ServerError> {
+        let seating = self.seating;
+        let spec = match self.ranks {
+            None => "daihinmin".to_string(),
+            Some(r) => {
+                let by_seat: Vec<String> = seating
+                    .player_in_seat
+                    .iter()
+                    .map(|&player| (r[player] + 1).to_string())
+                    .collect();
+                format!("daihinmin(ranks={})", by_seat.join(" "))
+            }
+        };
+        let game = Daihinmin::new(spec.parse::<GameSpec>().expect("a valid spec"));
+        let mut state = game.initial_state();
+        random_chance(&mut state, rng);
+        for player in 0..PLAYERS {
+            let mut table = Table::of_hand(state.hands()[seating.seat_of[player]]);
+            table.0[5][state_row::DEAL] = 1;
+            table.0[5][state_row::ON_TURN] = 6;
+            table.0[5][state_row::TO_GIVE] = match self.ranks.map(|r| r[player]) {
+                Some(0) => 2,
+                Some(1) => 1,
+                _ => 0,
+            };
+            self.fill_rows(&mut table, &state);
+            self.conns[player].send(player, &table, "sending the deal")?;
+        }
+        while state.in_exchange() {
+            let giver = seating.player_in_seat[state.to_move()];
+            let count = if self.ranks.is_some_and(|r| r[giver] == 0) {
+                2
+            } else {
+                1
+            };
+            let chosen = self.conns[giver]
+                .read(giver, "reading the exchange")?
+                .hand();
+            let hand = state.hands()[state.to_move()];
+            let cards = match chosen {
+                Ok(cards) if cards & !hand == 0 && cards.count_ones() as usize == count => cards,
+                other => {
+                    tracing::warn!(
+                        player = giver,
+                        ?other,
+                        "an exchange that is no gift: its strongest cards go"
+                    );
+                    strongest(hand, count)
+                }
+            };
+            let base = game.rules().give_base();
+            for index in (0..53).filter(|&i| cards & (1 << i) != 0) {
+                state.apply_action(base + index);
+            }
+        }
+        let mut last_play: Option<Play> = None;
+        loop {
+            random_chance(&mut state, rng);
+            if state.turn() == Turn::Terminal {
+                break;
+            }
+            let mover = seating.player_in_seat[state.to_move()];
+            for player in 0..PLAYERS {
+                let mut table = Table::of_hand(state.hands()[seating.seat_of[player]]);
+                table.0[5][state_row::MY_TURN] = i32::from(player == mover);
+                table.0[5][state_row::ON_TURN] = mover as i32;
+                self.fill_rows(&mut table, &state);
+                self.conns[player].send(player, &table, "sending a turn")?;
+            }
+            let submitted = self.conns[mover].read(mover, "reading a move")?.play();
+            let empty = state.table().is_none();
+            let (action, reply) = match submitted {
+                Ok(PASS) => (PASS, if empty { ACCEPTED } else { REFUSED }),
+                Ok(action) if state.legal_actions().contains(&action) => (action, ACCEPTED),
+                other => {
+                    tracing::warn!(
+                        player = mover,
+                        ?other,
+                        "a move the rules refuse: counted as a pass"
+                    );
+                    report.refused_plays += 1;
+                    (PASS, REFUSED)
+                }
+            };
+            self.conns[mover].send_int(mover, reply, "answering a move")?;
+            if action != PASS {
+                last_play = catalogue().play(action).copied();
+            }
+            state.apply_action(action);
+            random_chance(&mut state, rng);
+            let over = state.turn() == Turn::Terminal;
+            let word = match (over, last) {
+                (false, _) => GO_ON,
+                (true, false) => GAME_OVER,
+                (true, true) => ALL_OVER,
+            };
+            for player in 0..PLAYERS {
+                let mut table = Table::of_play(last_play.as_ref());
+                self.fill_rows(&mut table, &state);
+                table.0[5][state_row::ON_TURN] = mover as i32;
+                self.conns[player].send(player, &table, "sending the table")?;
+                self.conns[player].send_int(player, word, "sending the end of a turn")?;
+            }
+            if over {
+                break;
+            }
+        }
+        Ok(state
+            .places()
+            .iter()
+            .map(|&seat| seating.player_in_seat[seat])
+            .collect())
     }
 }
 
@@ -174,116 +338,6 @@ fn random_chance(state: &mut DaihinminState, rng: &mut ChaCha8Rng) {
         let outcomes = state.chance_outcomes();
         state.apply_action(outcomes[rng.random_range(0..outcomes.len())].0);
     }
-}
-
-/// One game: the deal, the exchange, the turns; the places by player.
-fn play_game(
-    seats: &mut [Seat],
-    ranks: Option<&[usize]>,
-    rng: &mut ChaCha8Rng,
-    last: bool,
-    report: &mut MatchReport,
-) -> Result<Vec<usize>, ServerError> {
-    let spec = match ranks {
-        None => "daihinmin".to_string(),
-        Some(r) => {
-            let list: Vec<String> = r.iter().map(|rank| (rank + 1).to_string()).collect();
-            format!("daihinmin(ranks={})", list.join(" "))
-        }
-    };
-    let game = Daihinmin::new(spec.parse::<GameSpec>().expect("a valid spec"));
-    let mut state = game.initial_state();
-    random_chance(&mut state, rng);
-    for (player, seat) in seats.iter_mut().enumerate() {
-        let mut table = Table::of_hand(state.hands()[player]);
-        table.0[5][state_row::DEAL] = 1;
-        table.0[5][state_row::ON_TURN] = 6;
-        table.0[5][state_row::TO_GIVE] = match ranks.map(|r| r[player]) {
-            Some(0) => 2,
-            Some(1) => 1,
-            _ => 0,
-        };
-        fill_rows(&mut table, &state, ranks);
-        seat.send(player, &table, "sending the deal")?;
-    }
-    while state.in_exchange() {
-        let giver = state.to_move();
-        let count = if ranks.is_some_and(|r| r[giver] == 0) {
-            2
-        } else {
-            1
-        };
-        let chosen = seats[giver].read(giver, "reading the exchange")?.hand();
-        let hand = state.hands()[giver];
-        let cards = match chosen {
-            Ok(cards) if cards & !hand == 0 && cards.count_ones() as usize == count => cards,
-            other => {
-                tracing::warn!(
-                    player = giver,
-                    ?other,
-                    "an exchange that is no gift: its strongest cards go"
-                );
-                strongest(hand, count)
-            }
-        };
-        let base = game.rules().give_base();
-        for index in (0..53).filter(|&i| cards & (1 << i) != 0) {
-            state.apply_action(base + index);
-        }
-    }
-    let mut last_play: Option<Play> = None;
-    loop {
-        random_chance(&mut state, rng);
-        if state.turn() == Turn::Terminal {
-            break;
-        }
-        let mover = state.to_move();
-        for (player, seat) in seats.iter_mut().enumerate() {
-            let mut table = Table::of_hand(state.hands()[player]);
-            table.0[5][state_row::MY_TURN] = i32::from(player == mover);
-            table.0[5][state_row::ON_TURN] = mover as i32;
-            fill_rows(&mut table, &state, ranks);
-            seat.send(player, &table, "sending a turn")?;
-        }
-        let submitted = seats[mover].read(mover, "reading a move")?.play();
-        let empty = state.table().is_none();
-        let (action, reply) = match submitted {
-            Ok(PASS) => (PASS, if empty { ACCEPTED } else { REFUSED }),
-            Ok(action) if state.legal_actions().contains(&action) => (action, ACCEPTED),
-            other => {
-                tracing::warn!(
-                    player = mover,
-                    ?other,
-                    "a move the rules refuse: counted as a pass"
-                );
-                report.refused_plays += 1;
-                (PASS, REFUSED)
-            }
-        };
-        seats[mover].send_int(mover, reply, "answering a move")?;
-        if action != PASS {
-            last_play = catalogue().play(action).copied();
-        }
-        state.apply_action(action);
-        random_chance(&mut state, rng);
-        let over = state.turn() == Turn::Terminal;
-        let word = match (over, last) {
-            (false, _) => GO_ON,
-            (true, false) => GAME_OVER,
-            (true, true) => ALL_OVER,
-        };
-        for (player, seat) in seats.iter_mut().enumerate() {
-            let mut table = Table::of_play(last_play.as_ref());
-            fill_rows(&mut table, &state, ranks);
-            table.0[5][state_row::ON_TURN] = mover as i32;
-            seat.send(player, &table, "sending the table")?;
-            seat.send_int(player, word, "sending the end of a turn")?;
-        }
-        if over {
-            break;
-        }
-    }
-    Ok(state.places().to_vec())
 }
 
 /// The `count` strongest cards of `hand`: what the server gives for a

@@ -1,5 +1,7 @@
 //! The UECda client and server as processes on 127.0.0.1: a whole
-//! 100-game match of five clients without a refused play, and clients that
+//! 100-game match of five clients without a refused play (seats redrawn
+//! every 3 games, every client's view checked against every message), and
+//! clients that
 //! stop with a clear error on a malformed message, an unexpected answer or
 //! a closed connection; a server that refuses a client of another
 //! protocol.
