@@ -5,7 +5,7 @@
 # 2 and 3), and the five-player table of majority, epsilon, ucb1-tuned,
 # random-sampling and softmax (its figure 4); every Monte-Carlo player at
 # N playouts a move. Writes JSON lines to docs/results/daihinmin/experiment.jsonl.
-# At N = 1500 and 20 deals (100 games) a configuration, about 3 hours on
+# At N = 1500 and 20 deals (100 games) a configuration, one to two hours on
 # one core: run it in the background (N and DEALS override).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
