@@ -17,7 +17,7 @@ use std::sync::Arc;
 use rnad_common::config::Config;
 use rnad_common::history::{HeadToHead, LocalBestResponse};
 use rnad_common::net::{NetShape, ParamSet};
-use rnad_games::daihinmin::{Allocation, DefaultPlayer, MonteCarloPlayer};
+use rnad_games::daihinmin::{Allocation, MonteCarloSpec};
 use rnad_games::headtohead::baselines::Baseline;
 use rnad_games::headtohead::chips_per_big_blind;
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
@@ -27,6 +27,7 @@ use rnad_games::{Game, GameSpec};
 
 use crate::error::EvaluatorError;
 use crate::network_player::NetworkPlayer;
+use crate::players::PlayerSpec;
 use rnad_common::history::PolicyKind;
 
 /// The bets LBR considers in training: fold, call, pot and all-in.
@@ -38,55 +39,27 @@ const LBR_SAMPLED_BOARDS: usize = 32;
 /// so that an evaluation stays short.
 const PANEL_PLAYOUTS: usize = 20;
 
-/// A fixed opponent of the panel.
-#[derive(Clone, Copy, Debug)]
-enum Opponent {
-    /// A poker baseline, or uniform in any game.
-    Baseline(Baseline),
-    /// Daihinmin's UECda default player.
-    Default,
-    /// Daihinmin's random-sampling Monte-Carlo player at few playouts.
-    RandomSampling,
-}
-
-impl Opponent {
-    /// The fixed opponents for `game`: seed 004's heuristic and uniform in
-    /// poker, the default player and random-sampling Monte-Carlo in
-    /// Daihinmin, uniform elsewhere.
-    fn panel(game: &GameSpec) -> Vec<Opponent> {
-        if chips_per_big_blind(game).is_some() {
-            vec![
-                Opponent::Baseline(Baseline::Heuristic),
-                Opponent::Baseline(Baseline::Uniform),
-            ]
-        } else if game.name() == "daihinmin" {
-            vec![Opponent::Default, Opponent::RandomSampling]
-        } else {
-            vec![Opponent::Baseline(Baseline::Uniform)]
-        }
-    }
-
-    /// A fresh player, its own randomness from `seed`.
-    fn player(self, seed: u64) -> Box<dyn Player> {
-        match self {
-            Opponent::Baseline(b) => Box::new(b),
-            Opponent::Default => Box::new(DefaultPlayer),
-            Opponent::RandomSampling => Box::new(MonteCarloPlayer::new(
-                Allocation::RandomSampling,
-                PANEL_PLAYOUTS,
-                seed,
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Opponent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Opponent::Baseline(b) => write!(f, "{b}"),
-            Opponent::Default => f.write_str("default"),
-            Opponent::RandomSampling => write!(f, "random-sampling:{PANEL_PLAYOUTS}"),
-        }
+/// The fixed opponents for `game`, each with its name in the history:
+/// seed 004's heuristic and uniform in poker, the default player and
+/// random-sampling Monte-Carlo in Daihinmin, uniform elsewhere.
+fn fixed_opponents(game: &GameSpec) -> Vec<(String, PlayerSpec)> {
+    let named = |name: &str, spec: PlayerSpec| (name.to_string(), spec);
+    if chips_per_big_blind(game).is_some() {
+        vec![
+            named("heuristic", PlayerSpec::Baseline(Baseline::Heuristic)),
+            named("uniform", PlayerSpec::Uniform),
+        ]
+    } else if game.name() == "daihinmin" {
+        let sampling = MonteCarloSpec {
+            allocation: Allocation::RandomSampling,
+            playouts: PANEL_PLAYOUTS,
+        };
+        vec![
+            named("default", PlayerSpec::Rules),
+            (sampling.to_string(), PlayerSpec::MonteCarlo(sampling)),
+        ]
+    } else {
+        vec![named("uniform", PlayerSpec::Uniform)]
     }
 }
 
@@ -101,7 +74,7 @@ struct LbrSchedule {
 pub struct SampledPanel {
     game: Arc<dyn Game>,
     shape: NetShape,
-    fixed: Vec<Opponent>,
+    fixed: Vec<(String, PlayerSpec)>,
     /// The version evaluated last, and its learner step.
     previous: Option<(u64, ParamSet)>,
     deals: usize,
@@ -136,7 +109,7 @@ impl SampledPanel {
             }
         };
         Ok(SampledPanel {
-            fixed: Opponent::panel(&config.game),
+            fixed: fixed_opponents(&config.game),
             game,
             shape,
             previous: None,
@@ -163,8 +136,11 @@ impl SampledPanel {
         target: &ParamSet,
         step: u64,
     ) -> Result<(Vec<HeadToHead>, Option<LocalBestResponse>), EvaluatorError> {
-        let mut opponents: Vec<(String, Option<u64>)> =
-            self.fixed.iter().map(|o| (o.to_string(), None)).collect();
+        let mut opponents: Vec<(String, Option<u64>)> = self
+            .fixed
+            .iter()
+            .map(|(name, _)| (name.clone(), None))
+            .collect();
         if let Some((previous_step, _)) = &self.previous {
             opponents.push(("previous".into(), Some(*previous_step)));
         }
@@ -177,7 +153,9 @@ impl SampledPanel {
             for seat in 1..seats {
                 names.push(name.clone());
                 players.push(match self.fixed.get(i) {
-                    Some(opponent) => opponent.player(self.seed ^ seat as u64),
+                    Some((_, opponent)) => {
+                        opponent.state_player(self.game.spec(), self.seed ^ seat as u64)?
+                    }
                     None => {
                         let (_, previous) = self.previous.as_ref().expect("a previous version");
                         Box::new(self.network(previous)?)
