@@ -125,26 +125,44 @@ fn disagreements<T: Ord, R: Ord>(truth: &[T], values: &[R]) -> usize {
         .count()
 }
 
+/// `evaluate`'s figures on `hands` (the same hands as `truth`, the closed
+/// forms' strengths, in the evaluator's own card type).
+fn measure<H, R: Ord>(
+    name: &'static str,
+    hands: &[H],
+    truth: &[u32],
+    seconds: f64,
+    evaluate: impl Fn(&H) -> R,
+) -> EvaluatorFigures {
+    let values: Vec<R> = hands.iter().map(&evaluate).collect();
+    EvaluatorFigures {
+        name,
+        evaluations_per_second: rate(hands, seconds, evaluate),
+        order_disagreements: disagreements(truth, &values),
+        pairs_compared: hands.len() - 1,
+    }
+}
+
 fn evaluators(seconds: f64) -> Vec<EvaluatorFigures> {
     let hands = random_hands(7);
     let truth: Vec<u32> = hands.iter().map(ours).collect();
-    let pairs = hands.len() - 1;
-    let mut figures = vec![EvaluatorFigures {
-        name: "rnad-games closed forms (ranking::rank_hand)",
-        evaluations_per_second: rate(&hands, seconds, ours),
-        order_disagreements: 0,
-        pairs_compared: pairs,
-    }];
+    let mut figures = vec![measure(
+        "rnad-games closed forms (ranking::rank_hand)",
+        &hands,
+        &truth,
+        seconds,
+        ours,
+    )];
     // What the engine runs for hold'em: rs_poker behind HandEvaluator,
     // from the engine's card ids.
     let engine = |h: &[u8; 7]| HandEvaluator::Tables.strength(h.iter().copied());
-    let values: Vec<_> = hands.iter().map(engine).collect();
-    figures.push(EvaluatorFigures {
-        name: "rnad-games HandEvaluator::Tables (rs_poker from engine card ids)",
-        evaluations_per_second: rate(&hands, seconds, engine),
-        order_disagreements: disagreements(&truth, &values),
-        pairs_compared: pairs,
-    });
+    figures.push(measure(
+        "rnad-games HandEvaluator::Tables (rs_poker from engine card ids)",
+        &hands,
+        &truth,
+        seconds,
+        engine,
+    ));
 
     // rs_poker: its cards are (value, suit) with value 0 = deuce.
     let rs_hands: Vec<[rs_poker::core::Card; 7]> = hands
@@ -165,25 +183,25 @@ fn evaluators(seconds: f64) -> Vec<EvaluatorFigures> {
         }
         accum.rank()
     };
-    let values: Vec<_> = rs_hands.iter().map(rs_rank).collect();
-    figures.push(EvaluatorFigures {
-        name: "rs_poker 5.0 (SevenCardAccum)",
-        evaluations_per_second: rate(&rs_hands, seconds, rs_rank),
-        order_disagreements: disagreements(&truth, &values),
-        pairs_compared: pairs,
-    });
+    figures.push(measure(
+        "rs_poker 5.0 (SevenCardAccum)",
+        &rs_hands,
+        &truth,
+        seconds,
+        rs_rank,
+    ));
 
     // poker_eval: cards are 4 * face + suit, as ours; tables built first.
     let table = poker_eval::eval::seven::build_tables(false);
     let pe_hands: Vec<[usize; 7]> = hands.iter().map(|h| h.map(usize::from)).collect();
     let pe_rank = |h: &[usize; 7]| poker_eval::eval::seven::get_rank(&table, *h);
-    let values: Vec<_> = pe_hands.iter().map(pe_rank).collect();
-    figures.push(EvaluatorFigures {
-        name: "poker_eval 0.1 (seven::get_rank)",
-        evaluations_per_second: rate(&pe_hands, seconds, pe_rank),
-        order_disagreements: disagreements(&truth, &values),
-        pairs_compared: pairs,
-    });
+    figures.push(measure(
+        "poker_eval 0.1 (seven::get_rank)",
+        &pe_hands,
+        &truth,
+        seconds,
+        pe_rank,
+    ));
 
     // poker (a treys port): the best of the 21 five-card subsets.
     let ranks = [
@@ -214,13 +232,13 @@ fn evaluators(seconds: f64) -> Vec<EvaluatorFigures> {
     let evaluator = poker::Evaluator::new();
     let treys_rank =
         |h: &[poker::Card; 7]| evaluator.evaluate_five(h).expect("seven distinct cards");
-    let values: Vec<_> = treys_hands.iter().map(treys_rank).collect();
-    figures.push(EvaluatorFigures {
-        name: "poker 0.7 (Evaluator::evaluate_five, 7 cards)",
-        evaluations_per_second: rate(&treys_hands, seconds, treys_rank),
-        order_disagreements: disagreements(&truth, &values),
-        pairs_compared: pairs,
-    });
+    figures.push(measure(
+        "poker 0.7 (Evaluator::evaluate_five, 7 cards)",
+        &treys_hands,
+        &truth,
+        seconds,
+        treys_rank,
+    ));
     for figure in &figures {
         eprintln!(
             "{}: {:.3e} evaluations/s, {} order disagreements",
