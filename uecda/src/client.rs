@@ -22,7 +22,7 @@ use rnad_games::daihinmin::{
 use rnad_games::headtohead::sampled::Player;
 use rnad_games::{GameSpec, State, Turn};
 
-use crate::table::{players_row, state_row, Table, TableError, PROTOCOL};
+use crate::table::{players_row, read_int, state_row, Table, TableError, PROTOCOL};
 
 /// The server's word after a turn: the game goes on.
 pub const GO_ON: i32 = 0;
@@ -89,14 +89,10 @@ impl<S: Read + Write> Wire<S> {
     }
 
     fn int(&mut self, during: &str) -> Result<i32, ClientError> {
-        let mut bytes = [0u8; 4];
-        self.stream
-            .read_exact(&mut bytes)
-            .map_err(|source| ClientError::Io {
-                during: format!("closed while reading {during}"),
-                source,
-            })?;
-        Ok(i32::from_be_bytes(bytes))
+        read_int(&mut self.stream).map_err(|source| ClientError::Io {
+            during: format!("closed while reading {during}"),
+            source,
+        })
     }
 
     fn send(&mut self, table: &Table, during: &str) -> Result<(), ClientError> {

@@ -15,7 +15,7 @@ use rnad_games::daihinmin::{catalogue, weakest_cards, Daihinmin, DaihinminState,
 use rnad_games::{GameSpec, State, Turn};
 
 use crate::client::{ACCEPTED, ALL_OVER, GAME_OVER, GO_ON, REFUSED};
-use crate::table::{players_row, state_row, Table, PROTOCOL};
+use crate::table::{players_row, state_row, write_int, Table, PROTOCOL};
 
 /// Players at the table.
 pub const PLAYERS: usize = 5;
@@ -71,10 +71,7 @@ impl Seat {
     }
 
     fn send_int(&mut self, player: usize, value: i32, during: &str) -> Result<(), ServerError> {
-        self.stream
-            .write_all(&value.to_be_bytes())
-            .and_then(|()| self.stream.flush())
-            .map_err(|source| io(player, during, source))
+        write_int(&mut self.stream, value).map_err(|source| io(player, during, source))
     }
 
     fn read(&mut self, player: usize, during: &str) -> Result<Table, ServerError> {

@@ -52,6 +52,20 @@ pub mod players_row {
     pub const SEATS: usize = 10;
 }
 
+/// Reads one of the protocol's plain integers (the player id, the answer
+/// to a move, the end of a turn): 32 bits, big-endian.
+pub fn read_int(from: &mut impl Read) -> std::io::Result<i32> {
+    let mut bytes = [0u8; 4];
+    from.read_exact(&mut bytes)?;
+    Ok(i32::from_be_bytes(bytes))
+}
+
+/// Writes one of the protocol's plain integers and flushes.
+pub fn write_int(to: &mut impl Write, value: i32) -> std::io::Result<()> {
+    to.write_all(&value.to_be_bytes())?;
+    to.flush()
+}
+
 /// A malformed table.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TableError {

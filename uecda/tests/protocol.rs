@@ -12,7 +12,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rnad_tests::{bin_dir, free_port};
-use rnad_uecda::table::{Table, PROTOCOL};
+use rnad_uecda::table::{write_int, Table, PROTOCOL};
 
 fn spawn(binary: &str, args: &[&str]) -> Child {
     Command::new(bin_dir().join(binary))
@@ -157,7 +157,7 @@ fn fake_server(then: Vec<u8>) -> (String, std::thread::JoinHandle<Table>) {
             .set_read_timeout(Some(Duration::from_secs(20)))
             .unwrap();
         let hello = Table::read(&mut stream).unwrap();
-        stream.write_all(&0i32.to_be_bytes()).unwrap();
+        write_int(&mut stream, 0).unwrap();
         stream.write_all(&then).unwrap();
         stream.flush().unwrap();
         // Let the client read everything before the connection closes.
