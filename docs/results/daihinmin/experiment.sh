@@ -4,29 +4,51 @@
 # UCB1-tuned, four random-sampling and four default players (its figures
 # 2 and 3), and the five-player table of majority, epsilon, ucb1-tuned,
 # random-sampling and softmax (its figure 4); every Monte-Carlo player at
-# N playouts a move. Writes JSON lines to docs/results/daihinmin/experiment.jsonl.
-# At N = 1500 and 20 deals (100 games) a configuration, one to two hours on
-# one core: run it in the background (N and DEALS override).
+# N playouts a move. Writes JSON lines to docs/results/daihinmin/experiment.jsonl,
+# one per configuration in the order below.
+# At N = 1500 and 20 deals (100 games) a configuration, about 75 minutes on
+# one core; JOBS runs that many configurations at once (N, DEALS and JOBS
+# override the defaults).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 evaluator=target/release/rnad-evaluator
 n=${N:-1500}
 deals=${DEALS:-20}
+jobs=${JOBS:-1}
 out=docs/results/daihinmin/experiment.jsonl
-: > "$out.tmp"
-run() { # figure, parameter, players
-    printf '{"figure":"%s","parameter":"%s","players":"%s","report":' "$1" "$2" "$3" >> "$out.tmp"
-    "$evaluator" match --game daihinmin --players "$3" --deals "$deals" --seed 3 --json | tr -d '\n' >> "$out.tmp"
-    printf '}\n' >> "$out.tmp"
+parts=$(mktemp -d)
+trap 'rm -rf "$parts"' EXIT
+
+# One configuration a line: figure, parameter, players.
+configurations() {
+    for opponent in "ucb1-tuned:$n" "random-sampling:$n" default; do
+        others="$opponent,$opponent,$opponent,$opponent"
+        for x in 0 0.2 0.4 0.6 0.8 1; do
+            echo "2 x=$x epsilon:$n:$x,$others"
+        done
+        for r in 0.01 1 2 3 4 5; do
+            echo "3 r=$r softmax:$n:$r,$others"
+        done
+    done
+    echo "4 - majority:$n,epsilon:$n,ucb1-tuned:$n,random-sampling:$n,softmax:$n"
 }
-for opponent in "ucb1-tuned:$n" "random-sampling:$n" default; do
-    others="$opponent,$opponent,$opponent,$opponent"
-    for x in 0 0.2 0.4 0.6 0.8 1; do
-        run 2 "x=$x" "epsilon:$n:$x,$others"
-    done
-    for r in 0.01 1 2 3 4 5; do
-        run 3 "r=$r" "softmax:$n:$r,$others"
-    done
-done
-run 4 "" "majority:$n,epsilon:$n,ucb1-tuned:$n,random-sampling:$n,softmax:$n"
-mv "$out.tmp" "$out"
+
+# Plays configuration number $1 (figure $2, parameter $3, players $4) into its own part.
+play() {
+    local part="$parts/$(printf %03d "$1")"
+    local parameter=$3
+    [ "$parameter" = - ] && parameter=
+    printf '{"figure":"%s","parameter":"%s","players":"%s","report":' "$2" "$parameter" "$4" > "$part.tmp"
+    "$evaluator" match --game daihinmin --players "$4" --deals "$deals" --seed 3 --json | tr -d '\n' >> "$part.tmp"
+    printf '}\n' >> "$part.tmp"
+    mv "$part.tmp" "$part"
+    echo "done: figure $2 $parameter $4" >&2
+}
+export -f play
+export evaluator deals parts
+
+configurations | nl -nln -w1 -s' ' | xargs -P "$jobs" -L 1 bash -c 'play "$@"' _
+total=$(configurations | wc -l)
+[ "$(find "$parts" -name '[0-9][0-9][0-9]' | wc -l)" -eq "$total" ] || { echo "some configurations failed" >&2; exit 1; }
+cat "$parts"/[0-9][0-9][0-9] > "$out"
+echo "wrote $out ($total configurations)" >&2
