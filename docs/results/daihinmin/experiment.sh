@@ -11,13 +11,14 @@
 # override the defaults).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-evaluator=target/release/rnad-evaluator
 n=${N:-1500}
 deals=${DEALS:-20}
 jobs=${JOBS:-1}
 out=docs/results/daihinmin/experiment.jsonl
 parts=$(mktemp -d)
-trap 'rm -rf "$parts"' EXIT
+# A copy, so that rebuilding the workspace during the run changes nothing.
+evaluator="$parts/rnad-evaluator"
+cp target/release/rnad-evaluator "$evaluator"
 
 # One configuration a line: figure, parameter, players.
 configurations() {
@@ -49,6 +50,10 @@ export evaluator deals parts
 
 configurations | nl -nln -w1 -s' ' | xargs -P "$jobs" -L 1 bash -c 'play "$@"' _
 total=$(configurations | wc -l)
-[ "$(find "$parts" -name '[0-9][0-9][0-9]' | wc -l)" -eq "$total" ] || { echo "some configurations failed" >&2; exit 1; }
+if [ "$(find "$parts" -name '[0-9][0-9][0-9]' | wc -l)" -ne "$total" ]; then
+    echo "some configurations failed; the finished ones are in $parts" >&2
+    exit 1
+fi
 cat "$parts"/[0-9][0-9][0-9] > "$out"
+rm -rf "$parts"
 echo "wrote $out ($total configurations)" >&2
