@@ -163,7 +163,7 @@ impl SelfPlay {
         let count = distinct.len() / input;
         let distinct = Tensor::from_vec(distinct, (count, input), &device)?;
         let (logits, _) =
-            PolicyValueNet::new(&self.shape, snapshot.params.tensors()).forward(&distinct)?;
+            PolicyValueNet::new(&self.shape, snapshot.params.tensors())?.forward(&distinct)?;
         let logits = logits.index_select(&Tensor::from_vec(index, n, &device)?, 0)?;
         let mask = Tensor::from_slice(&legal, (n, actions), &device)?;
         let policy = legal_policy(&logits, &mask)?
@@ -238,19 +238,27 @@ fn skip_chance(rng: &mut ChaCha8Rng, state: &mut dyn State) {
 mod tests {
     use candle_core::{Device, Tensor};
     use rand::RngExt;
-    use rnad_common::net::{NetShape, ParamSet, PolicyValueNet};
+    use rnad_common::net::{NetShape, ParamSet, PolicyValueNet, TorsoKind};
     use rnad_games::GameSpec;
 
     use super::{PolicySnapshot, RngStream, SelfPlay};
 
     /// Games in the same information state share one forward pass: every
     /// recorded behaviour policy is still the network's legal policy of
-    /// that step's own observation and mask, computed alone.
+    /// that step's own observation and mask, computed alone, whatever the
+    /// torso.
     #[test]
     fn behaviour_is_each_steps_own_policy() {
+        for torso in [TorsoKind::Mlp, TorsoKind::ResidualMlp] {
+            behaviour_is_each_steps_own_policy_with(torso);
+        }
+    }
+
+    fn behaviour_is_each_steps_own_policy_with(torso: TorsoKind) {
         let game = GameSpec::parse("leduc_poker").unwrap().load();
         let shape = NetShape {
             input: game.information_state_tensor_size(),
+            torso,
             hidden: vec![16],
             actions: game.num_distinct_actions(),
         };
@@ -260,7 +268,7 @@ mod tests {
         };
         let mut play = SelfPlay::new(game, shape.clone(), 64, RngStream::of(1));
         let games = play.play_fresh(&snapshot, 200).unwrap();
-        let net = PolicyValueNet::new(&shape, snapshot.params.tensors());
+        let net = PolicyValueNet::new(&shape, snapshot.params.tensors()).unwrap();
         let steps: Vec<_> = games.iter().flat_map(|g| g.decisions()).collect();
         let (mut distinct, mut far_from_uniform) = (std::collections::HashSet::new(), 0);
         for step in &steps {
@@ -290,7 +298,7 @@ mod tests {
             distinct.len(),
             steps.len()
         );
-        assert!(far_from_uniform > steps.len() / 4);
+        assert!(far_from_uniform > steps.len() / 4, "{torso:?}");
     }
 
     #[test]

@@ -4,12 +4,12 @@
 //! these files; the evaluator reads their policies (`eval --checkpoint`,
 //! `export`, `checkpoint:` players). The format lives here, beside both.
 //!
-//! Parameter tensors (`f32`), for a network of hidden layers `h_0 … h_{L-1}`:
-//! `KIND.torso.I.weight` `[h_I, fan_in]` and `KIND.torso.I.bias` `[h_I]`,
-//! `KIND.policy.weight` `[actions, h_{L-1}]`, `KIND.policy.bias`,
-//! `KIND.value.weight` `[1, h_{L-1}]`, `KIND.value.bias`, for KIND in
-//! `online` (θ), `target` (θ_target), `reg` (θ_reg), `reg_prev` (θ_reg') and
-//! `adam_nu` (Adam's second moments, shaped like θ).
+//! Parameter tensors (`f32`) are named `KIND.NAME`, NAME as
+//! [`NetShape::param_names`] lists them for the network (`torso.…`, then
+//! `policy.weight` `[actions, width]`, `policy.bias`, `value.weight`
+//! `[1, width]`, `value.bias`; docs/evaluation.md spells out each torso's),
+//! for KIND in `online` (θ), `target` (θ_target), `reg` (θ_reg), `reg_prev`
+//! (θ_reg') and `adam_nu` (Adam's second moments, shaped like θ).
 //!
 //! A run that keeps the `target_average` policy kind also stores its running
 //! sums, so that a resumed run goes on averaging where it stopped: the `f64`
@@ -25,7 +25,7 @@ use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::net::{NetShape, ParamSet};
+use crate::net::{NetShape, ParamSet, TorsoKind};
 use rnad_games::GameSpec;
 
 /// The format tag a checkpoint carries.
@@ -65,7 +65,11 @@ pub struct CheckpointMeta {
     pub format: String,
     /// The game.
     pub game: GameSpec,
-    /// Hidden layer widths of the network.
+    /// The network's torso (files from before there was a choice hold
+    /// MLPs).
+    #[serde(default)]
+    pub torso: TorsoKind,
+    /// The torso's widths.
     pub hidden: Vec<usize>,
     /// Learner steps.
     pub step: u64,

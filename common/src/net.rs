@@ -1,5 +1,6 @@
-//! The policy-value network (a ReLU MLP in candle-nn), its parameter sets,
-//! legal (masked) softmax, and safetensors I/O.
+//! The policy-value network (a torso chosen by the config under policy and
+//! value heads, in candle-nn), its parameter sets, legal (masked) softmax,
+//! and the devices it runs on.
 //!
 //! A [`ParamSet`] is an immutable list of tensors in the order
 //! [`NetShape::param_names`] gives. Parameter updates build new sets rather
@@ -9,64 +10,24 @@
 use std::collections::HashMap;
 
 use candle_core::{DType, Device, Result, Tensor};
-use candle_nn::{Linear, Module};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-mod backprop;
+mod builder;
+mod mlp;
+mod policy_value;
+mod residual_mlp;
+mod torso;
+
+pub use mlp::Mlp;
+pub use policy_value::{Differentiation, NetShape, PolicyValueNet, RecordedForward};
+pub use residual_mlp::ResidualMlp;
+pub use torso::{Torso, TorsoKind};
 
 /// Logits are clamped to this magnitude before the legal softmax, so that
 /// even infinite logits give finite probabilities.
 const LOGIT_LIMIT: f64 = 1e20;
-
-/// The dimensions of a policy-value MLP.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NetShape {
-    /// Information-state tensor size.
-    pub input: usize,
-    /// Hidden layer widths.
-    pub hidden: Vec<usize>,
-    /// Distinct actions (policy logits).
-    pub actions: usize,
-}
-
-impl NetShape {
-    /// The network a config asks for: the game's tensor size and action
-    /// count around the configured hidden layers.
-    pub fn for_config(config: &crate::config::Config) -> NetShape {
-        let game = config.game.load();
-        NetShape {
-            input: game.information_state_tensor_size(),
-            hidden: config.network.hidden.clone(),
-            actions: game.num_distinct_actions(),
-        }
-    }
-
-    /// Names and shapes of every parameter tensor, in [`ParamSet`] order.
-    pub fn param_names(&self) -> Vec<(String, Vec<usize>)> {
-        let mut names = Vec::new();
-        let mut fan_in = self.input;
-        for (i, &width) in self.hidden.iter().enumerate() {
-            names.push((format!("torso.{i}.weight"), vec![width, fan_in]));
-            names.push((format!("torso.{i}.bias"), vec![width]));
-            fan_in = width;
-        }
-        names.push(("policy.weight".into(), vec![self.actions, fan_in]));
-        names.push(("policy.bias".into(), vec![self.actions]));
-        names.push(("value.weight".into(), vec![1, fan_in]));
-        names.push(("value.bias".into(), vec![1]));
-        names
-    }
-
-    /// Total number of parameters.
-    pub fn num_params(&self) -> usize {
-        self.param_names()
-            .iter()
-            .map(|(_, shape)| shape.iter().product::<usize>())
-            .sum()
-    }
-}
 
 /// One of the parameter sets the learner publishes (θ_reg', the
 /// regularisation before the last roll, never leaves it).
@@ -128,7 +89,8 @@ pub struct ParamSet {
 }
 
 impl ParamSet {
-    /// Fresh parameters: weights uniform in ±1/√fan_in, biases zero, drawn
+    /// Fresh parameters: weights uniform in ±1/√fan_in (a weight's fan-in
+    /// is the product of its dimensions after the first), biases zero, drawn
     /// from a generator seeded with `seed` (candle's own initialisers are
     /// not seedable).
     pub fn init(shape: &NetShape, seed: u64) -> Result<ParamSet> {
@@ -141,7 +103,8 @@ impl ParamSet {
                 let values: Vec<f32> = if name.ends_with(".bias") {
                     vec![0.0; n]
                 } else {
-                    let bound = 1.0 / (dims[1] as f32).sqrt();
+                    let fan_in: usize = dims[1..].iter().product();
+                    let bound = 1.0 / (fan_in as f32).sqrt();
                     (0..n)
                         .map(|_| (rng.random::<f32>() * 2.0 - 1.0) * bound)
                         .collect()
@@ -305,78 +268,6 @@ pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
     }
 }
 
-/// The policy-value MLP built over one parameter set.
-#[derive(Clone, Debug)]
-pub struct PolicyValueNet {
-    torso: Vec<Linear>,
-    policy: Linear,
-    value: Linear,
-}
-
-impl PolicyValueNet {
-    /// The network over `params` (tensors in `shape`'s order; they may be
-    /// candle `Var`s to take gradients).
-    pub fn new(shape: &NetShape, params: &[Tensor]) -> PolicyValueNet {
-        let layer = |i: usize| Linear::new(params[2 * i].clone(), Some(params[2 * i + 1].clone()));
-        let depth = shape.hidden.len();
-        PolicyValueNet {
-            torso: (0..depth).map(layer).collect(),
-            policy: layer(depth),
-            value: layer(depth + 1),
-        }
-    }
-
-    /// The legal policy `[N, actions]` for observations `[N, input]` and
-    /// legal masks `[N, actions]`: the evaluator's inference. (Actors and
-    /// the learner's lockstep play run [`PolicyValueNet::forward`] once per
-    /// distinct observation and apply [`legal_policy`] to each row.)
-    pub fn policy(&self, obs: &Tensor, legal: &Tensor) -> Result<Tensor> {
-        let (logits, _) = self.forward(obs)?;
-        legal_policy(&logits, legal)
-    }
-
-    /// Logits `[N, actions]` and values `[N]` for observations `[N, input]`.
-    pub fn forward(&self, obs: &Tensor) -> Result<(Tensor, Tensor)> {
-        let recorded = self.forward_recorded(obs)?;
-        Ok((recorded.logits, recorded.values))
-    }
-
-    /// [`PolicyValueNet::forward`], keeping every layer's input and
-    /// pre-activation for [`PolicyValueNet::parameter_gradients`].
-    pub fn forward_recorded(&self, obs: &Tensor) -> Result<RecordedForward> {
-        let mut inputs = vec![obs.clone()];
-        let mut pre_activations = Vec::with_capacity(self.torso.len());
-        for layer in &self.torso {
-            let z = layer.forward(&inputs[inputs.len() - 1])?;
-            inputs.push(z.relu()?);
-            pre_activations.push(z);
-        }
-        let top = &inputs[inputs.len() - 1];
-        let logits = self.policy.forward(top)?;
-        let values = self.value.forward(top)?.squeeze(1)?;
-        Ok(RecordedForward {
-            inputs,
-            pre_activations,
-            logits,
-            values,
-        })
-    }
-}
-
-/// One forward pass with what backpropagation through it needs.
-#[derive(Clone, Debug)]
-pub struct RecordedForward {
-    /// The input of every torso layer and of the heads: the observations,
-    /// then each torso layer's output.
-    inputs: Vec<Tensor>,
-    /// Each torso layer's output before its ReLU.
-    pre_activations: Vec<Tensor>,
-    /// Logits `[N, actions]`.
-    pub logits: Tensor,
-    /// Values `[N]`.
-    pub values: Tensor,
-}
-
 /// Softmax over the legal actions (`mask` 1 legal, 0 illegal; each row has a
 /// legal action): finite whatever the logits, exactly 0 on illegal actions.
 pub fn legal_policy(logits: &Tensor, mask: &Tensor) -> Result<Tensor> {
@@ -483,12 +374,13 @@ mod tests {
     fn forward_shapes_and_named_round_trip() {
         let shape = NetShape {
             input: 4,
+            torso: TorsoKind::Mlp,
             hidden: vec![8, 6],
             actions: 3,
         };
         let params = ParamSet::init(&shape, 7).unwrap();
         assert_eq!(params.to_vec().unwrap().len(), shape.num_params());
-        let net = PolicyValueNet::new(&shape, params.tensors());
+        let net = PolicyValueNet::new(&shape, params.tensors()).unwrap();
         let obs = Tensor::zeros((5, 4), DType::F32, &Device::Cpu).unwrap();
         let (logits, value) = net.forward(&obs).unwrap();
         assert_eq!(logits.dims(), &[5, 3]);

@@ -35,7 +35,7 @@ impl NetworkPlayer {
         }
         let params = params.to_device(&Device::Cpu)?;
         Ok(NetworkPlayer {
-            net: PolicyValueNet::new(shape, params.tensors()),
+            net: PolicyValueNet::new(shape, params.tensors())?,
             shape: shape.clone(),
             post_process,
         })
@@ -137,6 +137,7 @@ impl Player for NetworkPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rnad_common::net::TorsoKind;
     use rnad_games::GameSpec;
 
     /// On Leduc, where every state can also be tabulated, the player gives
@@ -148,6 +149,7 @@ mod tests {
         let game = spec.load();
         let shape = NetShape {
             input: game.information_state_tensor_size(),
+            torso: TorsoKind::Mlp,
             hidden: vec![16],
             actions: game.num_distinct_actions(),
         };
@@ -183,6 +185,7 @@ mod tests {
     fn parameters_that_are_not_finite_are_refused() {
         let shape = NetShape {
             input: 4,
+            torso: TorsoKind::Mlp,
             hidden: vec![3],
             actions: 2,
         };

@@ -100,7 +100,7 @@ pub fn network_policy(
     let device = Device::Cpu;
     let obs = Tensor::from_slice(&inputs.obs, (rows, shape.input), &device)?;
     let legal = Tensor::from_slice(&inputs.legal, (rows, shape.actions), &device)?;
-    let probs = PolicyValueNet::new(shape, params.tensors()).policy(&obs, &legal)?;
+    let probs = PolicyValueNet::new(shape, params.tensors())?.policy(&obs, &legal)?;
     let probs = probs.flatten_all()?.to_vec1::<f32>()?;
     let states = probs
         .chunks(shape.actions)

@@ -57,6 +57,7 @@ pub fn save(
     let meta = CheckpointMeta {
         format: format::FORMAT.into(),
         game: config.game.clone(),
+        torso: config.network.torso,
         hidden: config.network.hidden.clone(),
         step: state.step,
         rolls: state.rolls,
@@ -97,12 +98,12 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
             message: format!("it is for game {}, this run is {}", meta.game, config.game),
         });
     }
-    if meta.hidden != config.network.hidden {
+    if (meta.torso, &meta.hidden) != (config.network.torso, &config.network.hidden) {
         return Err(LearnerError::Mismatch {
             path: path.to_path_buf(),
             message: format!(
-                "its network has hidden layers {:?}, this run's config says {:?}",
-                meta.hidden, config.network.hidden
+                "its network is an {} torso of widths {:?}, this run's config says an {} torso of widths {:?}",
+                meta.torso, meta.hidden, config.network.torso, config.network.hidden
             ),
         });
     }

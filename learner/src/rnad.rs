@@ -13,7 +13,7 @@ use candle_core::{Device, Result, Tensor};
 use rnad_common::config::{Config, RnadConfig};
 use rnad_common::net::{
     first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet,
-    PublishedSets,
+    PublishedSets, RecordedForward,
 };
 use rnad_common::trajectory::Trajectory;
 
@@ -237,7 +237,7 @@ impl Learner {
             }
         }
         let (logits, values) =
-            PolicyValueNet::new(&self.shape, online.tensors()).forward(&probe)?;
+            PolicyValueNet::new(&self.shape, online.tensors())?.forward(&probe)?;
         if let Some(i) = first_nonfinite(&[logits, values])? {
             let output = ["logits", "values"][i];
             return skipped(format!(
@@ -281,13 +281,12 @@ impl Learner {
             ))
         };
         let forward = |params: &ParamSet| {
-            gather(PolicyValueNet::new(&self.shape, params.tensors()).forward(&obs)?)
+            gather(PolicyValueNet::new(&self.shape, params.tensors())?.forward(&obs)?)
         };
         let mask = Tensor::from_slice(&batch.legal, (n, actions), &device)?;
 
         // 1. Forward passes; θ's keeps what its gradient needs.
-        let online = PolicyValueNet::new(&self.shape, self.state.online.tensors());
-        let recorded = online.forward_recorded(&obs)?;
+        let recorded = RecordedForward::record(&self.shape, self.state.online.tensors(), &obs)?;
         let (logits, values) = gather((recorded.logits.clone(), recorded.values.clone()))?;
         let pi = legal_policy(&logits, &mask)?;
         let log_pi = legal_log_policy(&logits, &mask)?;
@@ -344,7 +343,7 @@ impl Learner {
         });
         let d_logits = Tensor::from_slice(&loss.d_logits, (distinct_rows, actions), &device)?;
         let d_values = Tensor::from_slice(&loss.d_values, distinct_rows, &device)?;
-        let grads = online.parameter_gradients(&recorded, &d_logits, &d_values)?;
+        let grads = recorded.parameter_gradients(&d_logits, &d_values)?;
         let stats = StepStats {
             loss_value: loss.value,
             loss_neurd: loss.neurd,

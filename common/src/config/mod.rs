@@ -196,6 +196,12 @@ impl Config {
     /// between keys.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.check_values("")?;
+        if let Err(message) = self.network.torso.check_hidden(&self.network.hidden) {
+            return Err(ConfigError::Invalid {
+                key: "network.hidden".into(),
+                message,
+            });
+        }
         let r = &self.rnad;
         check(
             (r.late_batch_start_step > 0) == (r.late_batch_size > 0),

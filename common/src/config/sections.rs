@@ -45,7 +45,12 @@ config_section! {
 config_section! {
     /// The policy-value network.
     pub struct NetworkConfig {
-        /// Widths of the hidden ReLU layers of the policy-value network.
+        /// The torso under the policy and value heads: mlp (ReLU layers of
+        /// the widths in hidden; the learner's fastest) or residual_mlp (a
+        /// stem to the width in hidden, then one residual block per entry).
+        torso: crate::net::TorsoKind => values: "mlp or residual_mlp", check: any, resume: Experiment;
+        /// Widths of the torso's layers (mlp) or blocks (residual_mlp, all
+        /// one width).
         hidden: Vec<usize> => values: "one or more widths, each 1..=65536", check: layer_widths, resume: Experiment;
     }
 }

@@ -247,8 +247,8 @@ pub trait LearnerService {
 /// The game and network shape, in words (what [`config_hash`] covers).
 pub fn config_identity(config: &Config) -> String {
     format!(
-        "{} with hidden layers {:?}",
-        config.game, config.network.hidden
+        "{} with an {} torso of widths {:?}",
+        config.game, config.network.torso, config.network.hidden
     )
 }
 

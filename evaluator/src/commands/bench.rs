@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use rnad_common::net::{NetShape, ParamSet};
+use rnad_common::net::{NetShape, ParamSet, TorsoKind};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::GameSpec;
 use serde::{Deserialize, Serialize};
@@ -275,6 +275,7 @@ fn neural_timing(spec: &GameSpec, budget: Duration) -> Result<NeuralFigures, Eva
     let game = spec.load();
     let shape = NetShape {
         input: game.information_state_tensor_size(),
+        torso: TorsoKind::Mlp,
         hidden: NEURAL_HIDDEN.to_vec(),
         actions: game.num_distinct_actions(),
     };

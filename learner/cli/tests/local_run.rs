@@ -1,4 +1,5 @@
-//! The learner end to end, in-process: training on Kuhn reaches a NashConv
+//! The learner end to end, in-process: training on Kuhn (with the MLP and
+//! the residual torso) reaches a NashConv
 //! bound, a stopped and resumed run is bit-identical to a straight one (its
 //! average of the target policy included),
 //! checkpoints of another experiment or none readable are refused and left
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use rnad_common::config::Config;
 use rnad_common::history::{HistoryEntry, PolicyKind};
+use rnad_common::net::TorsoKind;
 use rnad_common::proto::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
 use rnad_common::run_dir::RunDir;
 use rnad_common::shutdown::Shutdown;
@@ -122,45 +124,79 @@ fn training_on_kuhn_drives_the_target_and_its_average_below_a_tenth() {
         .contains("kuhn_poker"));
 }
 
+/// The residual torso, trained by autograd, reaches the MLP's bound in
+/// the same steps, and its checkpoint gives back what was evaluated.
+#[test]
+fn training_on_kuhn_with_the_residual_torso_drives_the_target_below_a_tenth() {
+    let dir = scratch("kuhn_training_residual");
+    let mut config = kuhn_config(&dir);
+    config.network.torso = TorsoKind::ResidualMlp;
+    config.network.hidden = vec![64, 64];
+    run(&config, 3000).unwrap();
+    let entries = history(&dir);
+    assert!(entries[0].nash_conv.as_ref().unwrap().target > 0.8);
+    let last = entries.last().unwrap();
+    assert_eq!(last.learner_step, 3000);
+    let target = last.nash_conv.as_ref().unwrap().target;
+    assert!(target <= 0.1, "target NashConv after 3000 steps: {last:?}");
+    let checkpoint = checkpoint::path_for(&dir.join("checkpoints"), 3000);
+    let tree = PublicTree::build(config.game.load()).unwrap();
+    let from_checkpoint = CheckpointPolicies::read(&checkpoint)
+        .unwrap()
+        .policy(&tree, &NetworkInputs::new(&tree), PolicyKind::Target)
+        .unwrap();
+    let evaluated = nash_conv(&tree, &from_checkpoint).nash_conv;
+    assert!(
+        (evaluated - target).abs() < 1e-9,
+        "checkpoint {evaluated}, history {target}"
+    );
+}
+
+/// For every torso: its checkpoints carry the whole learner across a
+/// restart.
 #[test]
 fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
-    let straight = scratch("resume_straight");
-    let resumed = scratch("resume_twice");
-    let mut config = kuhn_config(&straight);
-    config.rnad.entropy_schedule_size = vec![7];
-    config.rnad.entropy_schedule_repeats = vec![1];
-    // Evaluated at every step, with an average short enough to move.
-    config.evaluation.interval_steps = 1;
-    config.evaluation.average_horizon_steps = 10;
-    run(&config, 40).unwrap();
+    for torso in [TorsoKind::Mlp, TorsoKind::ResidualMlp] {
+        let straight = scratch(&format!("resume_straight_{torso:?}"));
+        let resumed = scratch(&format!("resume_twice_{torso:?}"));
+        let mut config = kuhn_config(&straight);
+        config.network.torso = torso;
+        config.rnad.entropy_schedule_size = vec![7];
+        config.rnad.entropy_schedule_repeats = vec![1];
+        // Evaluated at every step, with an average short enough to move.
+        config.evaluation.interval_steps = 1;
+        config.evaluation.average_horizon_steps = 10;
+        run(&config, 40).unwrap();
 
-    config.run_dir = resumed.clone();
-    let first = run(&config, 23).unwrap();
-    assert_eq!(first.step, 23);
-    let second = run(&config, 40).unwrap();
-    assert_eq!(second.step, 40);
+        config.run_dir = resumed.clone();
+        let first = run(&config, 23).unwrap();
+        assert_eq!(first.step, 23);
+        let second = run(&config, 40).unwrap();
+        assert_eq!(second.step, 40);
 
-    let (a, b) = (saved(&straight, 40, &config), saved(&resumed, 40, &config));
-    assert_same_state(&a, &b);
-    assert!(a.state.rolls >= 5, "the schedule rolled during the run");
-    // The average of the target policy goes on from the checkpoint: every
-    // evaluation after the restart, the average's included, is the
-    // straight run's, and so are the sums the last checkpoint holds.
-    let average = a.target_average.as_ref().expect("the run keeps an average");
-    assert_eq!(
-        (average.counters.first_step, average.counters.step),
-        (0, 40)
-    );
-    assert_eq!(a.target_average, b.target_average);
-    let (straight, resumed) = (history(&straight), history(&resumed));
-    assert_eq!(straight.len(), 41, "steps 0 to 40");
-    for (x, y) in straight.iter().zip(&resumed) {
+        let (a, b) = (saved(&straight, 40, &config), saved(&resumed, 40, &config));
+        assert_same_state(&a, &b);
+        assert!(a.state.rolls >= 5, "the schedule rolled during the run");
+        // The average of the target policy goes on from the checkpoint:
+        // every evaluation after the restart, the average's included, is
+        // the straight run's, and so are the sums the last checkpoint
+        // holds.
+        let average = a.target_average.as_ref().expect("the run keeps an average");
         assert_eq!(
-            (x.learner_step, x.decisions, &x.nash_conv),
-            (y.learner_step, y.decisions, &y.nash_conv)
+            (average.counters.first_step, average.counters.step),
+            (0, 40)
         );
+        assert_eq!(a.target_average, b.target_average);
+        let (straight, resumed) = (history(&straight), history(&resumed));
+        assert_eq!(straight.len(), 41, "steps 0 to 40");
+        for (x, y) in straight.iter().zip(&resumed) {
+            assert_eq!(
+                (x.learner_step, x.decisions, &x.nash_conv),
+                (y.learner_step, y.decisions, &y.nash_conv)
+            );
+        }
+        assert_eq!(straight.len(), resumed.len());
     }
-    assert_eq!(straight.len(), resumed.len());
 }
 
 /// The checkpoint the run in `dir` saved at `step`.
@@ -283,9 +319,14 @@ fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
     wider.network.hidden = vec![64];
     let err = accepted(&wider).unwrap_err().to_string();
     assert!(
-        err.contains("hidden layers [64, 64]") && err.contains("[64]"),
+        err.contains("an mlp torso of widths [64, 64]")
+            && err.contains("an mlp torso of widths [64]"),
         "{err}"
     );
+    let mut residual = config.clone();
+    residual.network.torso = TorsoKind::ResidualMlp;
+    let err = accepted(&residual).unwrap_err().to_string();
+    assert!(err.contains("a residual_mlp torso"), "{err}");
     let mut leduc = config.clone();
     leduc.game = "leduc_poker".parse().unwrap();
     let err = accepted(&leduc).unwrap_err().to_string();

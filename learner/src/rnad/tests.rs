@@ -147,6 +147,7 @@ fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<
     let index = Tensor::from_vec(index, n, cpu).unwrap();
     let forward = |params: &[Tensor]| {
         let (logits, values) = PolicyValueNet::new(&learner.shape, params)
+            .unwrap()
             .forward(&obs)
             .unwrap();
         (
