@@ -20,6 +20,8 @@ struct Record {
     round: u8,
     actor: u8,
     bet: Bet,
+    /// Chips the actor put in with it.
+    added: i64,
 }
 
 /// ACPC's most actions in a round, less a player each: past it raising
@@ -65,12 +67,13 @@ impl Betting {
         self.history.iter().filter(move |r| r.round == round)
     }
 
-    /// Bets of `round`, in order, with who made them.
-    pub fn bets_in(&self, round: usize) -> impl Iterator<Item = Bet> + '_ {
+    /// Bets of `round`, in order, each with its actor and the chips it put
+    /// in.
+    pub fn actions_in(&self, round: usize) -> impl Iterator<Item = (usize, Bet, i64)> + '_ {
         self.history
             .iter()
             .filter(move |r| r.round as usize == round)
-            .map(|r| r.bet)
+            .map(|r| (r.actor as usize, r.bet, r.added))
     }
 
     fn all_in(&self, rules: &Rules, p: usize) -> bool {
@@ -156,11 +159,7 @@ impl Betting {
     /// hand when the betting says so.
     pub fn apply(&mut self, rules: &Rules, bet: Bet) {
         let p = self.current_player(rules);
-        self.history.push(Record {
-            round: self.round as u8,
-            actor: p as u8,
-            bet,
-        });
+        let (round, before) = (self.round as u8, self.spent[p]);
         match bet {
             Bet::Fold => self.folded[p] = true,
             Bet::Call => self.spent[p] = self.max_spent.min(rules.stacks[p]),
@@ -176,6 +175,12 @@ impl Betting {
                 self.spent[p] = self.max_spent;
             }
         }
+        self.history.push(Record {
+            round,
+            actor: p as u8,
+            bet,
+            added: self.spent[p] - before,
+        });
         if self.num_folded(rules) + 1 >= rules.players {
             self.finished = true;
         } else if self.num_called(rules) >= self.num_acting(rules) {

@@ -37,7 +37,7 @@ use crate::{Action, Game, GameSpec, Hands, State};
 use params::Rules;
 pub(crate) use params::INFO;
 pub use params::{Abstraction, HEADS_UP_NO_LIMIT};
-pub use state::UniversalPokerState;
+pub use state::{cnn_planes, UniversalPokerState};
 
 /// A `universal_poker` game.
 #[derive(Clone, Debug)]

@@ -10,6 +10,8 @@ use super::betting::{Bet, Betting};
 use super::params::{Abstraction, Rules, MAX_BOARD_CARDS, MAX_PLAYERS};
 use crate::{Action, Payoff, State, Turn};
 
+pub mod cnn_planes;
+
 const FOLD: Action = 0;
 const CALL: Action = 1;
 const POT: Action = 2;
@@ -199,7 +201,7 @@ impl UniversalPokerState {
     /// The betting of `round` as ACPC writes it: `f`, `c`, `r<raise-to>`
     /// (`r` alone in limit games).
     pub(crate) fn betting_text(&self, round: usize, out: &mut String) {
-        for bet in self.betting.bets_in(round) {
+        for (_, bet, _) in self.betting.actions_in(round) {
             match bet {
                 Bet::Fold => out.push('f'),
                 Bet::Call => out.push('c'),
