@@ -15,11 +15,13 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 mod builder;
+pub mod gain_cnn;
 mod mlp;
 mod policy_value;
 mod residual_mlp;
 mod torso;
 
+pub use builder::{parameter_names, ParameterList};
 pub use mlp::Mlp;
 pub use policy_value::{Differentiation, NetShape, PolicyValueNet, RecordedForward};
 pub use residual_mlp::ResidualMlp;
@@ -94,10 +96,15 @@ impl ParamSet {
     /// from a generator seeded with `seed` (candle's own initialisers are
     /// not seedable).
     pub fn init(shape: &NetShape, seed: u64) -> Result<ParamSet> {
+        ParamSet::init_named(&shape.param_names(), seed)
+    }
+
+    /// [`ParamSet::init`] for any module's `names` (as
+    /// [`parameter_names`] lists them).
+    pub fn init_named(names: &[(String, Vec<usize>)], seed: u64) -> Result<ParamSet> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let tensors = shape
-            .param_names()
-            .into_iter()
+        let tensors = names
+            .iter()
             .map(|(name, dims)| {
                 let n: usize = dims.iter().product();
                 let values: Vec<f32> = if name.ends_with(".bias") {
@@ -109,7 +116,7 @@ impl ParamSet {
                         .map(|_| (rng.random::<f32>() * 2.0 - 1.0) * bound)
                         .collect()
                 };
-                Tensor::from_vec(values, dims, &Device::Cpu)
+                Tensor::from_vec(values, dims.as_slice(), &Device::Cpu)
             })
             .collect::<Result<_>>()?;
         Ok(ParamSet { tensors })

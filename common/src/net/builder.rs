@@ -11,6 +11,16 @@ use candle_core::{DType, Device, Result, Shape, Tensor};
 use candle_nn::var_builder::SimpleBackend;
 use candle_nn::{Init, VarBuilder};
 
+/// The names and shapes of the tensors `build` asks its builder for, in
+/// order: a module's parameters, listed by building it.
+pub fn parameter_names<T>(
+    build: impl FnOnce(VarBuilder) -> Result<T>,
+) -> Result<Vec<(String, Vec<usize>)>> {
+    let recorder = ParameterRecorder::default();
+    build(recorder.builder())?;
+    Ok(recorder.requested())
+}
+
 /// Notes every tensor a module asks for and hands out zeros that take no
 /// memory.
 #[derive(Default)]

@@ -6,7 +6,7 @@
 use candle_core::{Module, Result, Tensor, Var};
 use candle_nn::{linear, Linear, VarBuilder};
 
-use super::builder::{ParameterList, ParameterRecorder};
+use super::builder::{parameter_names, ParameterList};
 use super::legal_policy;
 use super::torso::{Torso, TorsoKind};
 
@@ -43,9 +43,8 @@ impl NetShape {
     /// (`torso.…`, then `policy.weight`, `policy.bias`, `value.weight`,
     /// `value.bias`).
     pub fn param_names(&self) -> Vec<(String, Vec<usize>)> {
-        let recorder = ParameterRecorder::default();
-        PolicyValueNet::build(self, recorder.builder()).expect("a recorder hands out every shape");
-        recorder.requested()
+        parameter_names(|vb| PolicyValueNet::build(self, vb))
+            .expect("a recorder hands out every shape")
     }
 
     /// Total number of parameters.
