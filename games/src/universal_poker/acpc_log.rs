@@ -73,12 +73,15 @@ pub fn log_line(
     )
 }
 
-/// A replayed log line: the finished state, the payoffs and players the
-/// line names.
+/// A replayed log line: the finished state, every decision on the way,
+/// the payoffs and players the line names.
 #[derive(Debug)]
 pub struct Replayed {
     /// The hand as the engine plays it.
     pub state: UniversalPokerState,
+    /// Each player decision in order: the state before it, who acted and
+    /// the action.
+    pub decisions: Vec<(UniversalPokerState, usize, Action)>,
     /// The payoffs the line says.
     pub payoffs: Vec<f64>,
     /// The players the line names.
@@ -139,6 +142,7 @@ pub fn replay_line(game: &UniversalPoker, line: &str) -> Result<Replayed, LogLin
         tokens
     });
     let mut deal = deal.into_iter();
+    let mut decisions = Vec::new();
     loop {
         match state.turn() {
             Turn::Terminal => break,
@@ -154,7 +158,7 @@ pub fn replay_line(game: &UniversalPoker, line: &str) -> Result<Replayed, LogLin
                 }
                 state.apply_action(card);
             }
-            Turn::Player(_) => {
+            Turn::Player(player) => {
                 let Some((letter, size)) = moves.next() else {
                     return refuse("the betting ends before the hand does".into());
                 };
@@ -164,6 +168,7 @@ pub fn replay_line(game: &UniversalPoker, line: &str) -> Result<Replayed, LogLin
                         state.legal_actions()
                     ))
                 })?;
+                decisions.push((state.clone(), player, action));
                 state.apply_action(action);
             }
         }
@@ -188,6 +193,7 @@ pub fn replay_line(game: &UniversalPoker, line: &str) -> Result<Replayed, LogLin
     }
     Ok(Replayed {
         state,
+        decisions,
         payoffs,
         players,
     })
@@ -222,12 +228,16 @@ mod tests {
             for hand in 0..500 {
                 let mut state = poker.initial_state();
                 let mut history = Vec::new();
+                let mut decisions = Vec::new();
                 while state.turn() != Turn::Terminal {
                     let moves: Vec<Action> = match state.turn() {
                         Turn::Chance => state.chance_outcomes().iter().map(|o| o.0).collect(),
                         _ => state.legal_actions(),
                     };
                     let action = moves[below(moves.len())];
+                    if let Turn::Player(p) = state.turn() {
+                        decisions.push((state.information_state_string(p), p, action));
+                    }
                     state.apply_action(action);
                     history.push(action);
                 }
@@ -241,6 +251,12 @@ mod tests {
                     "{line}"
                 );
                 assert_eq!(replayed.players, names);
+                let replayed_decisions: Vec<_> = replayed
+                    .decisions
+                    .iter()
+                    .map(|(s, p, a)| (s.information_state_string(*p), *p, *a))
+                    .collect();
+                assert_eq!(replayed_decisions, decisions, "{line}");
             }
         }
     }
