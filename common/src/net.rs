@@ -14,6 +14,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+pub mod adadelta;
 mod builder;
 pub mod gain_cnn;
 mod mlp;

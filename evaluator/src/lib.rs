@@ -13,6 +13,7 @@ pub mod checkpoint_policy;
 pub mod commands;
 pub mod error;
 pub mod experiments;
+pub mod gain;
 pub mod kinds;
 pub mod metrics;
 pub mod network_player;

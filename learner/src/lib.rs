@@ -5,7 +5,6 @@
 //! [`training::Lockstep`], an evaluator through [`evaluate::Evaluate`]; the
 //! `rnad-learner` binary (`learner/cli`) wires them.
 
-pub mod adadelta;
 pub mod adam;
 pub mod averaging;
 pub mod batch;

@@ -1,0 +1,82 @@
+//! Seed 004's training: mean squared error between the network's gains
+//! and the samples' targets, minimised by Adadelta over minibatches, with
+//! dropout drawn from a seeded generator.
+
+use candle_core::{Result, Tensor, Var};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rnad_common::net::adadelta::{Adadelta, AdadeltaSettings};
+use rnad_common::net::gain_cnn::GainCnn;
+use rnad_common::net::{parameter_names, ParamSet, ParameterList};
+
+use super::{planes, GainSample};
+
+/// A gain network being trained.
+pub struct GainTrainer {
+    params: Vec<Tensor>,
+    optimizer: Adadelta,
+    dropout: ChaCha8Rng,
+}
+
+impl GainTrainer {
+    /// A fresh network drawn from `seed` (which also seeds the dropout).
+    pub fn new(seed: u64) -> Result<GainTrainer> {
+        let names = parameter_names(GainCnn::build)?;
+        let params = ParamSet::init_named(&names, seed)?.tensors().to_vec();
+        let optimizer = Adadelta::new(&params, AdadeltaSettings::default())?;
+        Ok(GainTrainer {
+            params,
+            optimizer,
+            dropout: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0004),
+        })
+    }
+
+    /// The parameters, in [`parameter_names`] order.
+    pub fn params(&self) -> &[Tensor] {
+        &self.params
+    }
+
+    /// One Adadelta step on `batch`; the batch's mean squared error
+    /// before it (with dropout).
+    pub fn step(&mut self, batch: &[&GainSample]) -> Result<f64> {
+        let vars = self
+            .params
+            .iter()
+            .map(Var::from_tensor)
+            .collect::<Result<Vec<_>>>()?;
+        let tracked: Vec<Tensor> = vars.iter().map(|v| v.as_tensor().clone()).collect();
+        let list = ParameterList::new(&tracked);
+        let net = GainCnn::build(list.builder())?;
+        let gains = net.forward_training(&batch_planes(batch)?, &mut self.dropout)?;
+        let loss = (gains - targets(batch)?)?.sqr()?.mean_all()?;
+        let grads = loss.backward()?;
+        let grads = vars
+            .iter()
+            .map(|v| match grads.get(v.as_tensor()) {
+                Some(g) => Ok(g.clone()),
+                None => v.as_tensor().zeros_like(),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.params = self.optimizer.step(&self.params, &grads)?;
+        loss.to_scalar::<f32>().map(f64::from)
+    }
+
+    /// The mean squared error on `samples` as a player would predict
+    /// (no dropout).
+    pub fn error(&self, samples: &[&GainSample]) -> Result<f64> {
+        let list = ParameterList::new(&self.params);
+        let net = GainCnn::build(list.builder())?;
+        let gains = net.forward(&batch_planes(samples)?)?;
+        let loss = (gains - targets(samples)?)?.sqr()?.mean_all()?;
+        loss.to_scalar::<f32>().map(f64::from)
+    }
+}
+
+fn batch_planes(batch: &[&GainSample]) -> Result<Tensor> {
+    planes(batch.iter().map(|s| (&s.state, s.player, s.action)))
+}
+
+fn targets(batch: &[&GainSample]) -> Result<Tensor> {
+    let values: Vec<f32> = batch.iter().map(|s| s.target).collect();
+    Tensor::from_vec(values, batch.len(), &candle_core::Device::Cpu)
+}
