@@ -102,7 +102,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
         return Err(LearnerError::Mismatch {
             path: path.to_path_buf(),
             message: format!(
-                "its network is an {} torso of widths {:?}, this run's config says an {} torso of widths {:?}",
+                "its network is torso {} of widths {:?}, this run's config says torso {} of widths {:?}",
                 meta.torso, meta.hidden, config.network.torso, config.network.hidden
             ),
         });

@@ -574,7 +574,7 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
 
         let wrong = Hello { config_hash: info.config_hash ^ 1, ..hello };
         let err = client.submit(proto::context(), wrong, Submission::default()).await.unwrap().unwrap_err();
-        assert!(err.to_string().contains("kuhn_poker with an mlp torso of widths [64, 64]"), "{err}");
+        assert!(err.to_string().contains("kuhn_poker with torso mlp of widths [64, 64]"), "{err}");
         let old = Hello { protocol: PROTOCOL_VERSION + 1, ..hello };
         let gone = Hello { learner: info.learner.id ^ 1, ..hello };
         let err = client.fetch_params(proto::context(), gone, None, vec![]).await.unwrap().unwrap_err();

@@ -247,7 +247,7 @@ pub trait LearnerService {
 /// The game and network shape, in words (what [`config_hash`] covers).
 pub fn config_identity(config: &Config) -> String {
     format!(
-        "{} with an {} torso of widths {:?}",
+        "{} with torso {} of widths {:?}",
         config.game, config.network.torso, config.network.hidden
     )
 }

@@ -319,14 +319,13 @@ fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
     wider.network.hidden = vec![64];
     let err = accepted(&wider).unwrap_err().to_string();
     assert!(
-        err.contains("an mlp torso of widths [64, 64]")
-            && err.contains("an mlp torso of widths [64]"),
+        err.contains("torso mlp of widths [64, 64]") && err.contains("torso mlp of widths [64]"),
         "{err}"
     );
     let mut residual = config.clone();
     residual.network.torso = TorsoKind::ResidualMlp;
     let err = accepted(&residual).unwrap_err().to_string();
-    assert!(err.contains("a residual_mlp torso"), "{err}");
+    assert!(err.contains("says torso residual_mlp"), "{err}");
     let mut leduc = config.clone();
     leduc.game = "leduc_poker".parse().unwrap();
     let err = accepted(&leduc).unwrap_err().to_string();
