@@ -21,11 +21,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use candle_core::{Device, Tensor};
+use candle_core::Tensor;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::net::{NetShape, ParamSet, TorsoKind};
+use crate::tensor_file::RawTensor;
 use rnad_games::GameSpec;
 
 /// The format tag a checkpoint carries.
@@ -152,14 +153,9 @@ impl CheckpointFile {
             path: path.to_path_buf(),
             source,
         })?;
-        let (_, header) = safetensors::SafeTensors::read_metadata(&bytes)
-            .map_err(|e| unreadable(format!("not a readable safetensors file ({e})")))?;
-        let meta_json = header
-            .metadata()
-            .as_ref()
-            .and_then(|m| m.get("rnad"))
-            .ok_or_else(|| unreadable("no rnad metadata: not an rnad checkpoint".into()))?;
-        let meta: CheckpointMeta = serde_json::from_str(meta_json)
+        let (meta_json, tensors) =
+            crate::tensor_file::read(&bytes, "rnad", "an rnad checkpoint").map_err(unreadable)?;
+        let meta: CheckpointMeta = serde_json::from_str(&meta_json)
             .map_err(|e| unreadable(format!("bad metadata ({e})")))?;
         if meta.format != FORMAT {
             return Err(unreadable(format!(
@@ -167,8 +163,6 @@ impl CheckpointFile {
                 meta.format
             )));
         }
-        let tensors = candle_core::safetensors::load_buffer(&bytes, &Device::Cpu)
-            .map_err(|e| unreadable(format!("tensors unreadable ({e})")))?;
         Ok(CheckpointFile {
             path: path.to_path_buf(),
             meta,
@@ -239,51 +233,31 @@ pub fn write(
         path: path.to_path_buf(),
         source,
     };
-    let mut raw: Vec<(String, safetensors::Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
+    let mut raw = Vec::new();
     for (kind, set) in sets {
         for (name, tensor) in set.named(shape, &format!("{kind}.")) {
-            let values = tensor
-                .flatten_all()
-                .and_then(|t| t.to_vec1::<f32>())
-                .map_err(|e| io(std::io::Error::other(e.to_string())))?;
-            let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            raw.push((name, safetensors::Dtype::F32, tensor.dims().to_vec(), bytes));
+            raw.push(
+                RawTensor::f32(name, &tensor)
+                    .map_err(|e| io(std::io::Error::other(e.to_string())))?,
+            );
         }
     }
     if let Some(average) = average {
-        for (name, values) in [
-            (AVERAGE_PROBS, &average.weighted_probs),
-            (AVERAGE_REACH, &average.weighted_reach),
-        ] {
-            let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            raw.push((
-                name.to_string(),
-                safetensors::Dtype::F64,
-                vec![values.len()],
-                bytes,
-            ));
-        }
+        raw.push(RawTensor::f64(
+            AVERAGE_PROBS.into(),
+            &average.weighted_probs,
+        ));
+        raw.push(RawTensor::f64(
+            AVERAGE_REACH.into(),
+            &average.weighted_reach,
+        ));
     }
-    raw.sort_by(|a, b| a.0.cmp(&b.0));
-    let views: Vec<(String, safetensors::tensor::TensorView)> = raw
-        .iter()
-        .map(|(name, dtype, dims, bytes)| {
-            safetensors::tensor::TensorView::new(*dtype, dims.clone(), bytes)
-                .map(|v| (name.clone(), v))
-                .map_err(|e| io(std::io::Error::other(e.to_string())))
-        })
-        .collect::<Result<_, _>>()?;
     let meta = CheckpointMeta {
         target_average: average.map(|a| a.counters.clone()),
         ..meta.clone()
     };
-    let metadata = HashMap::from([(
-        "rnad".to_string(),
-        serde_json::to_string(&meta).expect("metadata serialises"),
-    )]);
-    let data = safetensors::serialize(views, Some(metadata))
-        .map_err(|e| io(std::io::Error::other(e.to_string())))?;
-    crate::files::write_atomically(path, &data).map_err(io)
+    let metadata = serde_json::to_string(&meta).expect("metadata serialises");
+    crate::tensor_file::write(path, raw, "rnad", metadata).map_err(io)
 }
 
 /// The checkpoint file for `step` in `dir`.

@@ -29,6 +29,7 @@ pub mod run_dir;
 pub mod run_lock;
 pub mod schedule;
 pub mod shutdown;
+pub mod tensor_file;
 pub mod training_dir;
 pub mod training_log;
 pub mod trajectory;

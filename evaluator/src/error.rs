@@ -58,6 +58,14 @@ pub enum EvaluatorError {
     /// A command-line value that cannot be used (the message names it).
     #[error("{0}")]
     Usage(String),
+    /// A gain network file (seed 004's) that cannot be used.
+    #[error("gain network {}: {message}", path.display())]
+    GainNetwork {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A checkpoint that cannot be read.
     #[error(transparent)]
     Checkpoint(#[from] rnad_common::checkpoint::CheckpointError),

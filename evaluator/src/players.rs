@@ -14,7 +14,10 @@
 //!   (`online`, `target`, `target_postprocessed` — the default — or `reg`);
 //! * `reduced:FILE`: a k-player Leduc policy played in this n-player Leduc
 //!   game through seed 002's opponent-action abstraction
-//!   ([`rnad_games::headtohead::reduced`]).
+//!   ([`rnad_games::headtohead::reduced`]);
+//! * `gain:FILE`: seed 004's convolutional player, a network that
+//!   `gain-train` fitted to hand histories ([`crate::gain`]), state by
+//!   state in heads-up hold'em.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -42,6 +45,7 @@ use rnad_games::GameSpec;
 
 use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
+use crate::gain::{heads_up_poker_with_planes, GainPlayer};
 use crate::neural::NetworkInputs;
 
 /// One player as named on the command line.
@@ -66,6 +70,8 @@ pub enum PlayerSpec {
     Reduced(PathBuf),
     /// One of seed 003's Monte-Carlo Daihinmin players.
     MonteCarlo(MonteCarloSpec),
+    /// Seed 004's gain network.
+    Gain(PathBuf),
 }
 
 /// A player named on the command line that is none of the kinds there are.
@@ -93,6 +99,7 @@ impl FromStr for PlayerSpec {
             None if s.parse::<Baseline>().is_ok() => Ok(PlayerSpec::Baseline(s.parse().expect("checked"))),
             Some(("policy", rest)) => Ok(PlayerSpec::Policy(file(rest)?)),
             Some(("reduced", rest)) => Ok(PlayerSpec::Reduced(file(rest)?)),
+            Some(("gain", rest)) => Ok(PlayerSpec::Gain(file(rest)?)),
             Some((name, _)) if MONTE_CARLO.contains(&name) => s
                 .parse::<MonteCarloSpec>()
                 .map(PlayerSpec::MonteCarlo)
@@ -110,7 +117,7 @@ impl FromStr for PlayerSpec {
                 })
             }
             _ => Err(UnknownPlayer(format!(
-                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND], reduced:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:x[:d]], softmax:N[:r], ucb1-tuned:N, majority:N)"
+                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND], reduced:FILE, gain:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:x[:d]], softmax:N[:r], ucb1-tuned:N, majority:N)"
             ))),
         }
     }
@@ -128,6 +135,7 @@ impl fmt::Display for PlayerSpec {
             }
             PlayerSpec::Reduced(path) => write!(f, "reduced:{}", path.display()),
             PlayerSpec::MonteCarlo(spec) => write!(f, "{spec}"),
+            PlayerSpec::Gain(path) => write!(f, "gain:{}", path.display()),
         }
     }
 }
@@ -151,7 +159,7 @@ impl<'t> Tabulator<'t> {
         match player {
             PlayerSpec::Uniform => Ok(TabularPolicy::uniform(tree)),
             PlayerSpec::Rules => Ok(rules::policy(tree)),
-            PlayerSpec::Baseline(_) | PlayerSpec::MonteCarlo(_) => {
+            PlayerSpec::Baseline(_) | PlayerSpec::MonteCarlo(_) | PlayerSpec::Gain(_) => {
                 Err(EvaluatorError::Usage(format!(
                     "{player} plays state by state, not as a table: it is a player of `match` only"
                 )))
@@ -234,10 +242,21 @@ impl PlayerSpec {
             PlayerSpec::Checkpoint { path, kind } => Ok(Box::new(
                 CheckpointPolicies::read(path)?.network_player(game, *kind)?,
             )),
+            PlayerSpec::Gain(path) => {
+                heads_up_poker_with_planes(game)?;
+                let (params, meta) = crate::gain::file::load(path)?;
+                if &meta.game != game {
+                    return Err(EvaluatorError::GainNetwork {
+                        path: path.clone(),
+                        message: format!("it plays {}, the match is {game}", meta.game),
+                    });
+                }
+                Ok(Box::new(GainPlayer::new(&params)?))
+            }
             other => Err(EvaluatorError::Usage(format!(
                 "{other} needs the game's public tree, which this game is too large for: \
-                 its players are uniform, checkpoint:FILE[:KIND], heuristic, call and raise \
-                 (poker) and rules (Daihinmin's UECda default player)"
+                 its players are uniform, checkpoint:FILE[:KIND], heuristic, call, raise and \
+                 gain:FILE (poker) and rules (Daihinmin's UECda default player)"
             ))),
         }
     }

@@ -1,5 +1,8 @@
 //! Seed 004's learning from hand histories: samples from ACPC log lines,
-//! Adadelta fitting them, and the player taking the best predicted action.
+//! Adadelta fitting them, the player taking the best predicted action, and
+//! `gain-train` and `gain:FILE` as a user runs them.
+
+use std::path::PathBuf;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -8,6 +11,11 @@ use rnad_games::headtohead::sampled::Player;
 use rnad_games::universal_poker::acpc_log::log_line;
 use rnad_games::universal_poker::{UniversalPokerState, HEADS_UP_NO_LIMIT};
 use rnad_games::{Action, GameSpec, State, Turn, UniversalPoker};
+
+// Not every test file uses every shared helper.
+#[allow(dead_code)]
+mod support;
+use support::{evaluator, stdout_json};
 
 fn game() -> UniversalPoker {
     let spec = GameSpec::parse(HEADS_UP_NO_LIMIT).unwrap();
@@ -91,4 +99,124 @@ fn training_fits_a_batch_and_the_player_takes_the_best_predicted_action() {
             "{gains:?} {policy:?}"
         );
     }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A log goes in, a network file comes out that `match` plays and that
+/// records what it learnt from; files that are not such networks, or are
+/// for another game, are refused saying so.
+#[test]
+fn gain_train_writes_a_network_that_match_plays() {
+    let dir = scratch("gain_train");
+    let game = game();
+    let (log, _) = random_log(&game, 20, 4);
+    let log_path = dir.join("hands.log");
+    std::fs::write(&log_path, &log).unwrap();
+    let net = dir.join("generation-1.safetensors");
+    let (log_arg, net_arg) = (log_path.to_str().unwrap(), net.to_str().unwrap());
+    let trained = evaluator(&[
+        "gain-train",
+        "--game",
+        HEADS_UP_NO_LIMIT,
+        "--log",
+        log_arg,
+        "--out",
+        net_arg,
+        "--steps",
+        "3",
+        "--batch",
+        "4",
+        "--seed",
+        "5",
+    ]);
+    assert!(trained.status.success(), "{}", stderr(&trained));
+    let said = String::from_utf8(trained.stdout).unwrap();
+    assert!(said.contains("of 20 hands: 3 steps of 4"), "{said}");
+    let (params, meta) = rnad_evaluator::gain::file::load(&net).unwrap();
+    assert_eq!(
+        (
+            meta.generation,
+            meta.hands,
+            meta.steps,
+            meta.batch,
+            meta.seed
+        ),
+        (1, 20, 3, 4, 5)
+    );
+    assert!(meta.samples >= 20 && meta.error.is_finite(), "{meta:?}");
+    assert_eq!(params.len(), 12);
+
+    let player = format!("gain:{net_arg}");
+    let report = stdout_json(&evaluator(&[
+        "match",
+        "--game",
+        HEADS_UP_NO_LIMIT,
+        "--players",
+        &format!("{player},heuristic"),
+        "--deals",
+        "10",
+        "--seed",
+        "1",
+        "--json",
+    ]));
+    assert_eq!(report["deals"], 10, "{report}");
+    assert_eq!(report["raw"][0]["name"], player.as_str(), "{report}");
+
+    let torn = dir.join("torn.safetensors");
+    let bytes = std::fs::read(&net).unwrap();
+    std::fs::write(&torn, &bytes[..bytes.len() / 2]).unwrap();
+    let not_a_network = dir.join("log.safetensors");
+    std::fs::copy(&log_path, &not_a_network).unwrap();
+    for (file, expected) in [
+        (&torn, "gain network"),
+        (&not_a_network, "not a readable safetensors file"),
+    ] {
+        let refused = evaluator(&[
+            "match",
+            "--game",
+            HEADS_UP_NO_LIMIT,
+            "--players",
+            &format!("gain:{},heuristic", file.display()),
+            "--deals",
+            "2",
+        ]);
+        assert!(!refused.status.success());
+        assert!(stderr(&refused).contains(expected), "{}", stderr(&refused));
+    }
+    let other_game = HEADS_UP_NO_LIMIT.replace("stack=5000 5000", "stack=2000 2000");
+    let refused = evaluator(&[
+        "match",
+        "--game",
+        &other_game,
+        "--players",
+        &format!("{player},heuristic"),
+        "--deals",
+        "2",
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("the match is"),
+        "{}",
+        stderr(&refused)
+    );
+    let refused = evaluator(&[
+        "gain-train",
+        "--game",
+        "leduc_poker",
+        "--log",
+        log_arg,
+        "--out",
+        net_arg,
+    ]);
+    assert!(stderr(&refused).contains("seed 004's network reads heads-up universal_poker"));
 }

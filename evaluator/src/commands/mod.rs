@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod eval;
 pub mod export;
+pub mod gain_train;
 pub mod head_to_head;
 pub mod history;
 pub mod lbr;
@@ -86,6 +87,9 @@ pub enum Command {
     /// Local best response against a heads-up poker player: a lower bound
     /// on its exploitability, in mbb/hand.
     Lbr(lbr::LbrArgs),
+    /// Seed 004's learning: a convolutional network fitted to the chips
+    /// every decision of some hand-history logs won, for `gain:FILE`.
+    GainTrain(gain_train::GainTrainArgs),
 }
 
 impl Cli {
@@ -106,6 +110,7 @@ impl Cli {
             Command::Playthrough(args) => playthrough::run(args, out),
             Command::ReplayLog(args) => replay_log::run(args, out),
             Command::Lbr(args) => lbr::run(args, out),
+            Command::GainTrain(args) => gain_train::run(args, out),
         }
     }
 }

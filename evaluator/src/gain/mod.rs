@@ -7,6 +7,7 @@
 //! player and its action, and as target the chips that player won or lost
 //! in the hand divided by the buy-in (its stack), so in [−1, 1].
 
+pub mod file;
 mod player;
 mod trainer;
 
@@ -14,7 +15,9 @@ use candle_core::{Device, Result, Tensor};
 use rnad_games::universal_poker::acpc_log::{replay_line, LogLineError};
 use rnad_games::universal_poker::cnn_planes::{PLANES, SIDE, SIZE};
 use rnad_games::universal_poker::UniversalPokerState;
-use rnad_games::{Action, UniversalPoker};
+use rnad_games::{Action, Game, GameSpec, UniversalPoker};
+
+use crate::error::EvaluatorError;
 
 pub use player::GainPlayer;
 pub use trainer::GainTrainer;
@@ -57,6 +60,24 @@ pub fn samples_from_log(
         }
     }
     Ok(samples)
+}
+
+/// The game of `spec` if seed 004's network can read it: heads-up
+/// universal_poker with a 52-card deck and at most four rounds.
+pub fn heads_up_poker_with_planes(
+    spec: &GameSpec,
+) -> std::result::Result<UniversalPoker, EvaluatorError> {
+    let readable = spec.name() == "universal_poker" && {
+        let game = UniversalPoker::new(spec.clone());
+        game.num_players() == 2 && game.initial_state().has_cnn_planes()
+    };
+    if readable {
+        Ok(UniversalPoker::new(spec.clone()))
+    } else {
+        Err(EvaluatorError::Usage(format!(
+            "seed 004's network reads heads-up universal_poker with 4 suits, 13 ranks and at most 4 rounds, not {spec}"
+        )))
+    }
 }
 
 /// The planes `[N, 33, 17, 17]` of `(state, player, action)` triples.
