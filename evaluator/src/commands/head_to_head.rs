@@ -31,7 +31,8 @@ pub struct MatchArgs {
     /// raise (seed 004's poker baselines, played state by state), rules, policy:FILE,
     /// `checkpoint:FILE[:KIND]` (KIND online, target, target_postprocessed or
     /// reg; default target_postprocessed), reduced:FILE (a Leduc policy for
-    /// fewer players, through seed 002's opponent-action abstraction).
+    /// fewer players, through seed 002's opponent-action abstraction),
+    /// gain:FILE (seed 004's network, as gain-train writes it).
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<PlayerSpec>,
     /// Deals, each played by every seating (all permutations up to four

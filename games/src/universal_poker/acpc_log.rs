@@ -23,7 +23,8 @@ fn refuse<T>(why: String) -> Result<T, LogLineError> {
 }
 
 /// The log line of the finished hand `history` (every action, chance
-/// included), hand number `hand`, with `players[seat]` in each seat.
+/// included), hand number `hand`, with `players[seat]` in each seat (a
+/// name's `:` and `|`, the format's separators, written as `_`).
 pub fn log_line(
     game: &UniversalPoker,
     history: &[Action],
@@ -66,6 +67,7 @@ pub fn log_line(
         }
     }
     let payoffs: Vec<String> = state.returns().iter().map(f64::to_string).collect();
+    let players: Vec<String> = players.iter().map(|p| p.replace([':', '|'], "_")).collect();
     format!(
         "STATE:{hand}:{betting}:{cards}:{}:{}",
         payoffs.join("|"),
@@ -264,6 +266,23 @@ mod tests {
     #[test]
     fn malformed_lines_are_refused_saying_what_is_wrong() {
         let poker = game("holdem");
+        let mut state = poker.initial_state();
+        let mut history = Vec::new();
+        while state.turn() != Turn::Terminal {
+            let action = match state.turn() {
+                Turn::Chance => state.chance_outcomes()[0].0,
+                _ => state.legal_actions()[0],
+            };
+            state.apply_action(action);
+            history.push(action);
+        }
+        let names = ["gain:a/b.safetensors".to_string(), "x|y".to_string()];
+        let line = log_line(&poker, &history, 0, &names);
+        assert!(line.ends_with(":gain_a/b.safetensors|x_y"), "{line}");
+        assert_eq!(
+            replay_line(&poker, &line).unwrap().players,
+            ["gain_a/b.safetensors", "x_y"]
+        );
         for (line, expected) in [
             ("STATE:0:r5000c///:Js5s|2d9s/8c3d4c/Qd", "found 4 fields"),
             ("HAND:0:f:Js5s|2d9s:50|-50:a|b", "starts with STATE"),
