@@ -261,6 +261,7 @@ mod tests {
             torso,
             hidden: vec![16],
             actions: game.num_distinct_actions(),
+            cards: game.card_layout(),
         };
         let snapshot = PolicySnapshot {
             version: 3,

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod adadelta;
 mod builder;
+mod card_conv;
 pub mod gain_cnn;
 mod mlp;
 mod policy_value;
@@ -23,6 +24,7 @@ mod residual_mlp;
 mod torso;
 
 pub use builder::{parameter_names, ParameterList};
+pub use card_conv::CardConv;
 pub use mlp::Mlp;
 pub use policy_value::{Differentiation, NetShape, PolicyValueNet, RecordedForward};
 pub use residual_mlp::ResidualMlp;
@@ -385,6 +387,7 @@ mod tests {
             torso: TorsoKind::Mlp,
             hidden: vec![8, 6],
             actions: 3,
+            cards: None,
         };
         let params = ParamSet::init(&shape, 7).unwrap();
         assert_eq!(params.to_vec().unwrap().len(), shape.num_params());

@@ -152,6 +152,7 @@ mod tests {
             torso: TorsoKind::Mlp,
             hidden: vec![16],
             actions: game.num_distinct_actions(),
+            cards: None,
         };
         let params = ParamSet::init(&shape, 3).unwrap();
         let mut player = NetworkPlayer::new(&shape, &params, false).unwrap();
@@ -188,6 +189,7 @@ mod tests {
             torso: TorsoKind::Mlp,
             hidden: vec![3],
             actions: 2,
+            cards: None,
         };
         let params = ParamSet::init(&shape, 0).unwrap();
         let mut tensors = params.tensors().to_vec();

@@ -96,6 +96,8 @@ pub fn network_policy(
             tensor: shape.param_names()[i].0.clone(),
         });
     }
+    // Parameters trained on another device are evaluated on the CPU.
+    let params = params.to_device(&Device::Cpu)?;
     let rows = inputs.rows.len();
     let device = Device::Cpu;
     let obs = Tensor::from_slice(&inputs.obs, (rows, shape.input), &device)?;

@@ -147,6 +147,24 @@ pub trait Game: Send + Sync + fmt::Debug {
     fn deal(&self, hands: &[usize]) -> Vec<Action>;
     /// The state before the first chance move.
     fn new_initial_state(&self) -> Box<dyn State>;
+    /// Where [`State::network_input`] holds cards, for networks that see
+    /// them as grids (`None`: nowhere, or not as one-hot blocks).
+    fn card_layout(&self) -> Option<CardLayout> {
+        None
+    }
+}
+
+/// Cards in a network input: blocks of one-hot entries, one per card of
+/// the deck, card `rank · suits + suit` at entry `block + rank · suits +
+/// suit`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CardLayout {
+    /// Suits of the deck.
+    pub suits: usize,
+    /// Ranks of the deck.
+    pub ranks: usize,
+    /// Where each block starts (the player's cards, the board, …).
+    pub blocks: Vec<usize>,
 }
 
 /// A position in a game. Cheap to clone; applying an action mutates it.

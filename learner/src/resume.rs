@@ -108,7 +108,7 @@ pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerErr
     metrics.describe_run(config);
     let (hub, queue) = Hub::new(
         config,
-        published(&resumed.learner, resumed.wall_offset),
+        published(&resumed.learner, resumed.wall_offset)?,
         metrics,
     );
     Ok(Opened {
@@ -186,15 +186,16 @@ pub(crate) fn newest_readable(
 }
 
 /// What the learner currently publishes, at training wall time
-/// `wall_seconds`.
-pub fn published(learner: &Learner, wall_seconds: f64) -> Published {
+/// `wall_seconds`: copies on the CPU, where actors and evaluators compute,
+/// whatever device the learner trains on.
+pub fn published(learner: &Learner, wall_seconds: f64) -> candle_core::Result<Published> {
     let state = learner.state();
-    Published {
+    Ok(Published {
         version: state.step,
         decisions: state.decisions,
         wall_seconds,
-        online: state.online.clone(),
-        target: state.target.clone(),
-        reg: state.reg.clone(),
-    }
+        online: state.online.to_device(&Device::Cpu)?,
+        target: state.target.to_device(&Device::Cpu)?,
+        reg: state.reg.to_device(&Device::Cpu)?,
+    })
 }

@@ -163,7 +163,7 @@ impl Trainer<'_> {
                 .update_seconds
                 .observe(timer.elapsed().as_secs_f64());
             self.hub
-                .publish(published(learner, self.wall_seconds(started)));
+                .publish(published(learner, self.wall_seconds(started))?);
             self.record_step(learner, &stats);
             log.step(&stats);
             let step = learner.state().step;
@@ -295,7 +295,7 @@ impl Trainer<'_> {
             self.dir.cut_log_back_to(&self.dir.history(), Some(step))?;
         }
         self.hub
-            .went_back(published(learner, self.wall_seconds(started)));
+            .went_back(published(learner, self.wall_seconds(started))?);
         self.hub.metrics.step.set(step as i64);
         Ok(from)
     }

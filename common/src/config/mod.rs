@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::net::TorsoKind;
+
 pub use checks::DEALS_RANGE;
 pub use keys::{KeyInfo, Resume};
 pub use sections::{
@@ -202,6 +204,14 @@ impl Config {
                 message,
             });
         }
+        check(
+            self.network.torso != TorsoKind::CardConv || self.game.load().card_layout().is_some(),
+            "network.torso",
+            format!(
+                "card_conv reads cards where the game's input holds them as one-hot blocks (universal_poker); {} has none: use mlp or residual_mlp",
+                self.game
+            ),
+        )?;
         let r = &self.rnad;
         check(
             (r.late_batch_start_step > 0) == (r.late_batch_size > 0),

@@ -46,11 +46,14 @@ config_section! {
     /// The policy-value network.
     pub struct NetworkConfig {
         /// The torso under the policy and value heads: mlp (ReLU layers of
-        /// the widths in hidden; the learner's fastest) or residual_mlp (a
-        /// stem to the width in hidden, then one residual block per entry).
-        torso: crate::net::TorsoKind => values: "mlp or residual_mlp", check: any, resume: Experiment;
-        /// Widths of the torso's layers (mlp) or blocks (residual_mlp, all
-        /// one width).
+        /// the widths in hidden; the learner's fastest), residual_mlp (a
+        /// stem to the width in hidden, then one residual block per entry)
+        /// or card_conv (convolutions over the cards as suit-by-rank
+        /// planes, then ReLU layers; universal_poker).
+        torso: crate::net::TorsoKind => values: "mlp, residual_mlp or card_conv", check: any, resume: Experiment;
+        /// Widths of the torso's layers (mlp), blocks (residual_mlp, all
+        /// one width) or filters and then layers (card_conv: [filters,
+        /// width, ...]).
         hidden: Vec<usize> => values: "one or more widths, each 1..=65536", check: layer_widths, resume: Experiment;
     }
 }

@@ -5,6 +5,7 @@
 
 use candle_core::{Module, Result, Tensor, Var};
 use candle_nn::{linear, Linear, VarBuilder};
+use rnad_games::CardLayout;
 
 use super::builder::{parameter_names, ParameterList};
 use super::legal_policy;
@@ -24,6 +25,8 @@ pub struct NetShape {
     pub hidden: Vec<usize>,
     /// Distinct actions (policy logits).
     pub actions: usize,
+    /// Where the input holds cards, if it does (the card torso reads them).
+    pub cards: Option<CardLayout>,
 }
 
 impl NetShape {
@@ -35,6 +38,7 @@ impl NetShape {
             torso: config.network.torso,
             hidden: config.network.hidden.clone(),
             actions: game.num_distinct_actions(),
+            cards: game.card_layout(),
         }
     }
 
@@ -68,7 +72,13 @@ impl PolicyValueNet {
     /// The network of `shape` with its tensors from `vb` (`torso.*`,
     /// `policy.*`, `value.*`).
     pub fn build(shape: &NetShape, vb: VarBuilder) -> Result<PolicyValueNet> {
-        let (torso, width) = Torso::build(shape.torso, shape.input, &shape.hidden, vb.pp("torso"))?;
+        let (torso, width) = Torso::build(
+            shape.torso,
+            shape.input,
+            &shape.hidden,
+            shape.cards.as_ref(),
+            vb.pp("torso"),
+        )?;
         Ok(PolicyValueNet {
             torso,
             policy: linear(width, shape.actions, vb.pp("policy"))?,
@@ -124,7 +134,7 @@ impl Differentiation {
     pub fn fastest(torso: TorsoKind) -> Differentiation {
         match torso {
             TorsoKind::Mlp => Differentiation::ClosedForm,
-            TorsoKind::ResidualMlp => Differentiation::Autograd,
+            TorsoKind::ResidualMlp | TorsoKind::CardConv => Differentiation::Autograd,
         }
     }
 }

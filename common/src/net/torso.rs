@@ -8,6 +8,9 @@ use candle_core::{Module, Result, Tensor};
 use candle_nn::VarBuilder;
 use serde::{Deserialize, Serialize};
 
+use rnad_games::CardLayout;
+
+use super::card_conv::CardConv;
 use super::mlp::Mlp;
 use super::residual_mlp::ResidualMlp;
 
@@ -22,6 +25,11 @@ pub enum TorsoKind {
     /// A linear stem to the width `hidden[0]` and then one residual block
     /// per entry of `hidden` (all one width): `h ← relu(h + W₂·relu(W₁·h))`.
     ResidualMlp,
+    /// Two 3×3 convolutions of `hidden[0]` filters over the cards as
+    /// suit-by-rank planes, then ReLU layers of `hidden[1..]` over them
+    /// and the whole input; for games whose input holds cards
+    /// ([`rnad_games::Game::card_layout`]).
+    CardConv,
 }
 
 impl TorsoKind {
@@ -35,6 +43,10 @@ impl TorsoKind {
                     "a residual_mlp's blocks add their input to their output, so every entry of network.hidden must be one width, got {hidden:?}"
                 )),
             },
+            TorsoKind::CardConv if hidden.len() >= 2 => Ok(()),
+            TorsoKind::CardConv => Err(format!(
+                "a card_conv torso needs its filters and at least one layer width in network.hidden ([filters, width, ...]), got {hidden:?}"
+            )),
         }
     }
 }
@@ -45,6 +57,7 @@ impl std::fmt::Display for TorsoKind {
         f.write_str(match self {
             TorsoKind::Mlp => "mlp",
             TorsoKind::ResidualMlp => "residual_mlp",
+            TorsoKind::CardConv => "card_conv",
         })
     }
 }
@@ -56,15 +69,19 @@ pub enum Torso {
     Mlp(Mlp),
     /// [`TorsoKind::ResidualMlp`].
     ResidualMlp(ResidualMlp),
+    /// [`TorsoKind::CardConv`].
+    CardConv(CardConv),
 }
 
 impl Torso {
-    /// The torso of `kind` over `input` features, sized by `hidden`, its
-    /// tensors taken from `vb`; with the width of its output.
+    /// The torso of `kind` over `input` features (with `cards` where they
+    /// hold cards), sized by `hidden`, its tensors taken from `vb`; with the
+    /// width of its output.
     pub fn build(
         kind: TorsoKind,
         input: usize,
         hidden: &[usize],
+        cards: Option<&CardLayout>,
         vb: VarBuilder,
     ) -> Result<(Torso, usize)> {
         Ok(match kind {
@@ -76,6 +93,13 @@ impl Torso {
                 let (residual, width) = ResidualMlp::build(input, hidden, vb)?;
                 (Torso::ResidualMlp(residual), width)
             }
+            TorsoKind::CardConv => {
+                let Some(cards) = cards else {
+                    candle_core::bail!("a card_conv torso needs a game whose input holds cards")
+                };
+                let (conv, width) = CardConv::build(input, hidden, cards, vb)?;
+                (Torso::CardConv(conv), width)
+            }
         })
     }
 }
@@ -85,6 +109,7 @@ impl Module for Torso {
         match self {
             Torso::Mlp(mlp) => mlp.forward(obs),
             Torso::ResidualMlp(residual) => residual.forward(obs),
+            Torso::CardConv(conv) => conv.forward(obs),
         }
     }
 }

@@ -32,7 +32,7 @@ mod state;
 
 use std::sync::Arc;
 
-use crate::{Action, Game, GameSpec, Hands, State};
+use crate::{Action, CardLayout, Game, GameSpec, Hands, State};
 
 use params::Rules;
 pub(crate) use params::INFO;
@@ -88,6 +88,16 @@ impl Game for UniversalPoker {
 
     fn utility_range(&self) -> (f64, f64) {
         self.rules.utility_range()
+    }
+
+    /// The hole cards after the player's one-hot seat, then the board.
+    fn card_layout(&self) -> Option<CardLayout> {
+        let (players, deck) = (self.rules.players, self.rules.deck_size());
+        Some(CardLayout {
+            suits: self.rules.suits,
+            ranks: self.rules.ranks,
+            blocks: vec![players, players + deck],
+        })
     }
 
     fn is_zero_sum(&self) -> bool {

@@ -2,6 +2,7 @@
 //! local run, and the time of one exact evaluation of a neural policy.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use candle_core::Device;
@@ -13,6 +14,7 @@ use rnad_common::shutdown::Shutdown;
 use rnad_evaluator::error::EvaluatorError;
 use rnad_evaluator::kinds::KindEvaluator;
 use rnad_games::exploitability::nash_conv;
+use rnad_games::Game;
 use serde::Serialize;
 
 use rnad_learner::error::LearnerError;
@@ -27,8 +29,12 @@ use crate::local::{run_local, LocalOptions};
 pub struct BenchReport {
     /// The game.
     pub game: String,
-    /// Hidden layer widths.
+    /// The network's torso.
+    pub torso: String,
+    /// Its widths.
     pub hidden: Vec<usize>,
+    /// Where the learner computed.
+    pub device: String,
     /// Trajectories per learner step.
     pub batch_size: usize,
     /// Learner steps per second on pre-generated batches.
@@ -43,10 +49,12 @@ pub struct BenchReport {
     /// Learner steps per second in the whole local run.
     pub end_to_end_steps_per_second: f64,
     /// Seconds for one neural-policy NashConv (forward pass over every
-    /// information state, then the best responses).
-    pub neural_nash_conv_seconds: f64,
-    /// Seconds to evaluate all four policy kinds as training does.
-    pub all_policy_kinds_seconds: f64,
+    /// information state, then the best responses); none for games
+    /// without a public tree.
+    pub neural_nash_conv_seconds: Option<f64>,
+    /// Seconds to evaluate all four policy kinds as training does; none
+    /// for games without a public tree.
+    pub all_policy_kinds_seconds: Option<f64>,
     /// The whole local run's learner steps per second as a fraction of the
     /// learner's alone: what sharing the machine with the actors costs.
     pub end_to_end_fraction_of_learner: f64,
@@ -69,7 +77,7 @@ pub fn run(
     let mut learner = Learner::new(config, device)?;
     let snapshot = PolicySnapshot {
         version: 0,
-        params: learner.state().online.clone(),
+        params: learner.state().online.to_device(&Device::Cpu)?,
     };
 
     // Actor alone.
@@ -102,31 +110,13 @@ pub fn run(
     }
     let elapsed = start.elapsed().as_secs_f64();
 
-    // Exact evaluation of the neural policy.
-    let evaluator =
-        KindEvaluator::new(game.clone(), shape.clone()).map_err(EvaluatorError::from)?;
-    let state = learner.state();
-    let timed = |f: &mut dyn FnMut() -> Result<(), CliError>| -> Result<f64, CliError> {
-        let runs = 20;
-        let start = Instant::now();
-        for _ in 0..runs {
-            f()?;
-        }
-        Ok(start.elapsed().as_secs_f64() / f64::from(runs))
+    // Exact evaluation of the neural policy, where the game has a tree.
+    let (neural_nash_conv_seconds, all_policy_kinds_seconds) = if game.hands().is_some() {
+        let (nash_conv_seconds, kinds_seconds) = exact_evaluation_seconds(&game, &shape, &learner)?;
+        (Some(nash_conv_seconds), Some(kinds_seconds))
+    } else {
+        (None, None)
     };
-    let neural_nash_conv_seconds = timed(&mut || {
-        let policy = evaluator
-            .policy(&state.online)
-            .map_err(|source| EvaluatorError::Network {
-                kind: PolicyKind::Online,
-                source,
-            })?;
-        std::hint::black_box(nash_conv(evaluator.tree(), &policy));
-        Ok(())
-    })?;
-    let kinds = state.published();
-    let all_policy_kinds_seconds =
-        timed(&mut || Ok(evaluator.evaluate(kinds, None).map(|_| ())?))?;
 
     // The whole local run.
     let _ = std::fs::remove_dir_all(scratch);
@@ -164,7 +154,9 @@ pub fn run(
     let end_to_end_steps_per_second = summary.step as f64 / e2e_seconds;
     Ok(BenchReport {
         game: config.game.to_string(),
+        torso: config.network.torso.to_string(),
         hidden: config.network.hidden.clone(),
+        device: format!("{device:?}"),
         batch_size: config.rnad.batch_size,
         learner_steps_per_second,
         learner_decisions_per_second: decisions as f64 / elapsed,
@@ -176,4 +168,38 @@ pub fn run(
         end_to_end_fraction_of_learner: end_to_end_steps_per_second / learner_steps_per_second,
         threads_per_product: rnad_common::compute::threads_per_product(),
     })
+}
+
+/// Seconds for one NashConv of the online network and for the evaluation
+/// of every policy kind, each the mean of 20.
+fn exact_evaluation_seconds(
+    game: &Arc<dyn Game>,
+    shape: &NetShape,
+    learner: &Learner,
+) -> Result<(f64, f64), CliError> {
+    let evaluator =
+        KindEvaluator::new(game.clone(), shape.clone()).map_err(EvaluatorError::from)?;
+    let state = learner.state();
+    let timed = |f: &mut dyn FnMut() -> Result<(), CliError>| -> Result<f64, CliError> {
+        let runs = 20;
+        let start = Instant::now();
+        for _ in 0..runs {
+            f()?;
+        }
+        Ok(start.elapsed().as_secs_f64() / f64::from(runs))
+    };
+    let neural_nash_conv_seconds = timed(&mut || {
+        let policy = evaluator
+            .policy(&state.online)
+            .map_err(|source| EvaluatorError::Network {
+                kind: PolicyKind::Online,
+                source,
+            })?;
+        std::hint::black_box(nash_conv(evaluator.tree(), &policy));
+        Ok(())
+    })?;
+    let kinds = state.published();
+    let all_policy_kinds_seconds =
+        timed(&mut || Ok(evaluator.evaluate(kinds, None).map(|_| ())?))?;
+    Ok((neural_nash_conv_seconds, all_policy_kinds_seconds))
 }

@@ -35,9 +35,10 @@ impl Lockstep for LockstepActor {
         version: u64,
         size: usize,
     ) -> candle_core::Result<Vec<Trajectory>> {
+        // Actors play on the CPU, whatever device the learner trains on.
         let snapshot = PolicySnapshot {
             version,
-            params: params.clone(),
+            params: params.to_device(&candle_core::Device::Cpu)?,
         };
         self.0.play_fresh(&snapshot, size)
     }

@@ -4,6 +4,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::*;
 use crate::net::ParamSet;
+use rnad_games::CardLayout;
 
 fn random(rng: &mut ChaCha8Rng, dims: &[usize]) -> Tensor {
     let n = dims.iter().product();
@@ -31,6 +32,7 @@ fn shape(torso: TorsoKind, hidden: Vec<usize>) -> NetShape {
         torso,
         hidden,
         actions: 3,
+        cards: None,
     }
 }
 
@@ -73,14 +75,11 @@ fn the_closed_form_gradient_agrees_with_autograd_on_every_mlp() {
     }
 }
 
-/// Autograd through the residual torso against central finite
-/// differences of the same loss, in f64 by hand on every parameter of a
-/// small net.
-#[test]
-fn the_residual_torsos_gradient_matches_finite_differences() {
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let shape = shape(TorsoKind::ResidualMlp, vec![4, 4]);
-    let params = perturbed(&shape, &mut rng);
+/// Autograd through `shape`'s network against central finite
+/// differences of the same loss, computed in f64, on every parameter.
+fn assert_gradients_match_finite_differences(shape: &NetShape, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let params = perturbed(shape, &mut rng);
     let obs = random(&mut rng, &[6, shape.input]);
     let d_logits = random(&mut rng, &[6, shape.actions]);
     let d_values = random(&mut rng, &[6]);
@@ -89,7 +88,7 @@ fn the_residual_torsos_gradient_matches_finite_differences() {
             .iter()
             .map(|t| t.to_dtype(DType::F64).unwrap())
             .collect();
-        let net = PolicyValueNet::new(&shape, &params).unwrap();
+        let net = PolicyValueNet::new(shape, &params).unwrap();
         let (logits, values) = net.forward(&obs.to_dtype(DType::F64).unwrap()).unwrap();
         let total = ((logits * d_logits.to_dtype(DType::F64).unwrap())
             .unwrap()
@@ -102,7 +101,7 @@ fn the_residual_torsos_gradient_matches_finite_differences() {
         .unwrap();
         total.to_scalar::<f64>().unwrap()
     };
-    let gradients = RecordedForward::record(&shape, &params, &obs)
+    let gradients = RecordedForward::record(shape, &params, &obs)
         .unwrap()
         .parameter_gradients(&d_logits, &d_values)
         .unwrap();
@@ -110,6 +109,10 @@ fn the_residual_torsos_gradient_matches_finite_differences() {
     for (i, (name, _)) in shape.param_names().into_iter().enumerate() {
         let flat = values(&params[i]);
         let analytic = values(&gradients[i]);
+        assert!(
+            analytic.iter().any(|g| g.abs() > 1e-4),
+            "{name}: {analytic:?}"
+        );
         for (j, &x) in flat.iter().enumerate() {
             let nudged = |dx: f32| {
                 let mut moved = flat.clone();
@@ -126,6 +129,73 @@ fn the_residual_torsos_gradient_matches_finite_differences() {
             );
         }
     }
+}
+
+#[test]
+fn the_residual_torsos_gradient_matches_finite_differences() {
+    assert_gradients_match_finite_differences(&shape(TorsoKind::ResidualMlp, vec![4, 4]), 5);
+}
+
+/// A deck of 2 suits and 3 ranks in two blocks (hole card, board) of a
+/// 16-wide input.
+fn card_shape(hidden: Vec<usize>) -> NetShape {
+    NetShape {
+        input: 16,
+        torso: TorsoKind::CardConv,
+        hidden,
+        actions: 3,
+        cards: Some(CardLayout {
+            suits: 2,
+            ranks: 3,
+            blocks: vec![2, 8],
+        }),
+    }
+}
+
+#[test]
+fn the_card_torsos_gradient_matches_finite_differences() {
+    assert_gradients_match_finite_differences(&card_shape(vec![2, 5]), 6);
+}
+
+/// The card torso's layers, and its planes: the blocks' entries laid out
+/// suit by rank.
+#[test]
+fn the_card_torso_lays_each_block_out_as_suits_by_ranks() {
+    let shape = card_shape(vec![1, 3]);
+    let names = shape.param_names();
+    let names: Vec<(&str, &[usize])> = names
+        .iter()
+        .map(|(n, s)| (n.as_str(), s.as_slice()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("torso.conv.0.weight", &[1, 2, 3, 3][..]),
+            ("torso.conv.0.bias", &[1][..]),
+            ("torso.conv.1.weight", &[1, 1, 3, 3][..]),
+            ("torso.conv.1.bias", &[1][..]),
+            // One filter over 2 × 3 cells, beside the 16 inputs.
+            ("torso.layers.0.weight", &[3, 22][..]),
+            ("torso.layers.0.bias", &[3][..]),
+            ("policy.weight", &[3, 3][..]),
+            ("policy.bias", &[3][..]),
+            ("value.weight", &[1, 3][..]),
+            ("value.bias", &[1][..]),
+        ]
+    );
+    let Torso::CardConv(conv) =
+        PolicyValueNet::new(&shape, ParamSet::init(&shape, 0).unwrap().tensors())
+            .unwrap()
+            .torso
+    else {
+        panic!("a card torso")
+    };
+    // Input column of each cell, block by block, suit by suit, rank by
+    // rank: card rank·2 + suit of the block at 2, then at 8.
+    assert_eq!(
+        conv.gather().to_vec1::<u32>().unwrap(),
+        [2, 4, 6, 3, 5, 7, 8, 10, 12, 9, 11, 13]
+    );
 }
 
 #[test]

@@ -1,5 +1,9 @@
-//! Seed 004's planes, checked cell by cell on a hand written out by hand.
+//! How networks see hold'em's cards: seed 004's planes, checked cell by
+//! cell on hands written out by hand, and the card layout of the network
+//! input on random hands.
 
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use rnad_games::universal_poker::cnn_planes::{PLANES, SIDE, SIZE};
 use rnad_games::universal_poker::UniversalPokerState;
 use rnad_games::{GameSpec, State, Turn};
@@ -181,4 +185,53 @@ fn the_first_decision_of_a_hand() {
     }
     // 4,950 chips are more than 52 small blinds: all cells.
     assert_eq!(cells(&planes, 32), chips(52));
+}
+
+/// The layout's blocks hold exactly the player's hole cards and the board,
+/// at `block + rank · suits + suit`, in OpenSpiel's default game and in
+/// seed 004's.
+#[test]
+fn the_card_layout_finds_the_hole_cards_and_the_board_in_the_network_input() {
+    for spec in ["universal_poker", GAME] {
+        let game = GameSpec::parse(spec).unwrap().load();
+        let layout = game.card_layout().unwrap();
+        let deck = layout.suits * layout.ranks;
+        let mut seen_board = false;
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..200 {
+            let mut state = game.new_initial_state();
+            while state.turn() != Turn::Terminal {
+                let moves: Vec<usize> = match state.turn() {
+                    Turn::Chance => state.chance_outcomes().iter().map(|o| o.0).collect(),
+                    _ => state.legal_actions(),
+                };
+                let action = moves[rng.random_range(0..moves.len())];
+                let Turn::Player(player) = state.turn() else {
+                    state.apply_action(action);
+                    continue;
+                };
+                let mut input = vec![0.0; game.information_state_tensor_size()];
+                state.network_input(player, &mut input);
+                let poker = state
+                    .as_any()
+                    .downcast_ref::<UniversalPokerState>()
+                    .unwrap();
+                let block = |b: usize| -> Vec<u8> {
+                    (0..deck)
+                        .filter(|&c| input[layout.blocks[b] + c] == 1.0)
+                        .map(|c| c as u8)
+                        .collect()
+                };
+                let mut hole = poker.hole_cards(player).to_vec();
+                hole.sort_unstable();
+                let mut board = poker.board_cards().to_vec();
+                board.sort_unstable();
+                assert_eq!(block(0), hole, "{spec}");
+                assert_eq!(block(1), board, "{spec}");
+                seen_board |= !board.is_empty();
+                state.apply_action(action);
+            }
+        }
+        assert!(seen_board, "{spec}: some decisions after a board card");
+    }
 }
