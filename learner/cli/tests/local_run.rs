@@ -152,6 +152,30 @@ fn training_on_kuhn_with_the_residual_torso_drives_the_target_below_a_tenth() {
     );
 }
 
+/// The card torso on OpenSpiel's default universal_poker (two players,
+/// two rounds, a deck of 4 suits × 6 ranks in hole-card and board
+/// planes, 100-chip blinds): from the initial, nearly uniform policy's
+/// NashConv of 454 chips to below 200 in 3,000 steps (143 when this was
+/// written; the MLP of 64 × 64 reaches 160 in the same steps).
+#[test]
+fn the_card_torso_trains_the_default_universal_poker() {
+    let dir = scratch("universal_poker_card_torso");
+    let mut config = kuhn_config(&dir);
+    config.game = "universal_poker".parse().unwrap();
+    config.network.torso = TorsoKind::CardConv;
+    config.network.hidden = vec![8, 64];
+    config.rnad.reward_scale = 0.01;
+    config.evaluation.interval_steps = 3000;
+    run(&config, 3000).unwrap();
+    let entries = history(&dir);
+    let first = entries[0].nash_conv.as_ref().unwrap().target;
+    assert!(first > 400.0, "a nearly uniform start: {first}");
+    let last = entries.last().unwrap();
+    assert_eq!(last.learner_step, 3000);
+    let target = last.nash_conv.as_ref().unwrap().target;
+    assert!(target < 200.0, "target NashConv after 3000 steps: {last:?}");
+}
+
 /// For every torso: its checkpoints carry the whole learner across a
 /// restart.
 #[test]
