@@ -250,8 +250,8 @@ pub struct ShapeMismatch(pub String);
 pub struct UnusableDevice(pub String);
 
 /// The device named `cpu`, `cuda` or `cuda:N`. CUDA needs a build with the
-/// `cuda` feature (`cargo build --release --features cuda`, with the CUDA
-/// toolkit installed); without it the error says so.
+/// `cuda` feature (`.ci/cuda-build.sh` makes one); without it the error
+/// says so.
 pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
     let ordinal = match name {
         "cpu" => return Ok(Device::Cpu),
@@ -273,7 +273,7 @@ pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
             .map_err(|e| UnusableDevice(format!("cannot open CUDA device {ordinal}: {e}")))
     } else {
         Err(UnusableDevice(format!(
-            "device {name:?}: this build has no CUDA support; rebuild with --features cuda (needs the CUDA toolkit)"
+            "device {name:?}: this build has no CUDA support; build one with `bash .ci/cuda-build.sh` (target/cuda/release/)"
         )))
     }
 }
