@@ -245,8 +245,8 @@ mod tests {
 
     /// Games in the same information state share one forward pass: every
     /// recorded behaviour policy is still the network's legal policy of
-    /// that step's own observation and mask, computed alone, whatever the
-    /// torso.
+    /// that step's own observation and mask, computed alone, with the MLP
+    /// and the residual torso (Leduc's input holds no card blocks).
     #[test]
     fn behaviour_is_each_steps_own_policy() {
         for torso in [TorsoKind::Mlp, TorsoKind::ResidualMlp] {

@@ -15,6 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 pub mod adadelta;
+pub mod autograd;
 mod builder;
 mod card_conv;
 pub mod gain_cnn;
@@ -24,11 +25,8 @@ mod residual_mlp;
 mod torso;
 
 pub use builder::{parameter_names, ParameterList};
-pub use card_conv::CardConv;
-pub use mlp::Mlp;
-pub use policy_value::{Differentiation, NetShape, PolicyValueNet, RecordedForward};
-pub use residual_mlp::ResidualMlp;
-pub use torso::{Torso, TorsoKind};
+pub use policy_value::{NetShape, PolicyValueNet, RecordedForward};
+pub use torso::TorsoKind;
 
 /// Logits are clamped to this magnitude before the legal softmax, so that
 /// even infinite logits give finite probabilities.

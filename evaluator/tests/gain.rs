@@ -60,10 +60,24 @@ fn every_decision_of_a_log_is_a_sample_with_the_hands_chips_over_the_buy_in() {
         for _ in 0..decisions {
             let sample = next.next().unwrap();
             assert_eq!(sample.target, (returns[sample.player] / 5000.0) as f32);
-            assert!(sample.target.abs() <= 1.0);
         }
     }
     assert!(next.next().is_none());
+    // A line whose payoffs are not the hand's is refused, naming it.
+    let first = log.lines().nth(1).unwrap();
+    let (hand, payoffs_and_players) = first.rsplit_once(':').unwrap().0.rsplit_once(':').unwrap();
+    let wrong = format!(
+        "# comment\n{hand}:1|-1:{}\n",
+        first.rsplit_once(':').unwrap().1
+    );
+    assert_ne!(payoffs_and_players, "1|-1");
+    let err = samples_from_log(&game, &wrong, 5000.0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("line 2:") && err.contains("the hand as played pays"),
+        "{err}"
+    );
     let err = samples_from_log(&game, "STATE:0:x:AsKd|7c2h:0|0:a|b\n", 5000.0).unwrap_err();
     assert!(err.to_string().starts_with("line 1:"), "{err}");
 }

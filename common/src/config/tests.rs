@@ -283,6 +283,18 @@ fn out_of_range_values_are_refused_by_name() {
             "rnad.entropy_schedule_repeats",
         ),
         ("hidden = [64, 64]", "hidden = []", "network.hidden"),
+        (
+            "torso = \"mlp\"\nhidden = [64, 64]",
+            "torso = \"residual_mlp\"\nhidden = [64, 32]",
+            "network.hidden",
+        ),
+        (
+            "torso = \"mlp\"\nhidden = [64, 64]",
+            "torso = \"card_conv\"\nhidden = [8]",
+            "network.hidden",
+        ),
+        // Kuhn's input holds no card blocks for the card torso to read.
+        ("torso = \"mlp\"", "torso = \"card_conv\"", "network.torso"),
         ("count = 2", "count = 0", "actors.count"),
         ("lockstep = false", "lockstep = true", "actors.count"),
         ("keep = 3", "keep = 0", "checkpoint.keep"),

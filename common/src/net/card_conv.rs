@@ -75,6 +75,7 @@ impl CardConv {
     }
 }
 
+#[cfg(test)]
 impl CardConv {
     /// The input column of each plane cell, plane by plane, suit by suit,
     /// rank by rank.

@@ -7,6 +7,7 @@ use candle_core::{Module, Result, Tensor, Var};
 use candle_nn::{linear, Linear, VarBuilder};
 use rnad_games::CardLayout;
 
+use super::autograd;
 use super::builder::{parameter_names, ParameterList};
 use super::legal_policy;
 use super::torso::{Torso, TorsoKind};
@@ -121,7 +122,7 @@ impl PolicyValueNet {
 /// How a recorded forward pass turns the gradients at its outputs into
 /// parameter gradients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Differentiation {
+pub(crate) enum Differentiation {
     /// Written out for the MLP ([`TorsoKind::Mlp`] only): two matrix
     /// products and a sum per layer, none of the graph's bookkeeping.
     ClosedForm,
@@ -131,7 +132,7 @@ pub enum Differentiation {
 
 impl Differentiation {
     /// The fastest that works for `torso`.
-    pub fn fastest(torso: TorsoKind) -> Differentiation {
+    fn fastest(torso: TorsoKind) -> Differentiation {
         match torso {
             TorsoKind::Mlp => Differentiation::ClosedForm,
             TorsoKind::ResidualMlp | TorsoKind::CardConv => Differentiation::Autograd,
@@ -157,15 +158,16 @@ enum Backward {
 }
 
 impl RecordedForward {
-    /// The network of `shape` over `params` on `obs`, recorded for the
-    /// fastest [`Differentiation`].
+    /// The network of `shape` over `params` on `obs`, recorded for its
+    /// gradients: written out for the MLP torso, by autograd for the
+    /// others.
     pub fn record(shape: &NetShape, params: &[Tensor], obs: &Tensor) -> Result<RecordedForward> {
         RecordedForward::record_by(shape, params, obs, Differentiation::fastest(shape.torso))
     }
 
     /// [`RecordedForward::record`] for a chosen differentiation (the
     /// closed form only for the MLP).
-    pub fn record_by(
+    pub(crate) fn record_by(
         shape: &NetShape,
         params: &[Tensor],
         obs: &Tensor,
@@ -190,11 +192,7 @@ impl RecordedForward {
                 })
             }
             Differentiation::Autograd => {
-                let vars = params
-                    .iter()
-                    .map(Var::from_tensor)
-                    .collect::<Result<Vec<_>>>()?;
-                let tracked: Vec<Tensor> = vars.iter().map(|v| v.as_tensor().clone()).collect();
+                let (vars, tracked) = autograd::tracked(params)?;
                 let (logits, values) = PolicyValueNet::new(shape, &tracked)?.forward(obs)?;
                 Ok(RecordedForward {
                     logits,
@@ -216,13 +214,7 @@ impl RecordedForward {
                 // given output gradients.
                 let surrogate = ((&self.logits * d_logits)?.sum_all()?
                     + (&self.values * d_values)?.sum_all()?)?;
-                let grads = surrogate.backward()?;
-                vars.iter()
-                    .map(|var| match grads.get(var.as_tensor()) {
-                        Some(grad) => Ok(grad.clone()),
-                        None => var.as_tensor().zeros_like(),
-                    })
-                    .collect()
+                autograd::gradients(&surrogate, vars)
             }
         }
     }

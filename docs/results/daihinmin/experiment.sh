@@ -6,7 +6,7 @@
 # random-sampling and softmax (its figure 4); every Monte-Carlo player at
 # N playouts a move. Writes JSON lines to docs/results/daihinmin/experiment.jsonl,
 # one per configuration in the order below.
-# At N = 1500 and 20 deals (100 games) a configuration, about 75 minutes on
+# At N = 1500 and 20 deals (100 games) a configuration, about an hour on
 # one core; JOBS runs that many configurations at once (N, DEALS and JOBS
 # override the defaults).
 set -euo pipefail
@@ -36,6 +36,8 @@ configurations() {
 
 # Plays configuration number $1 (figure $2, parameter $3, players $4) into its own part.
 play() {
+    # A fresh shell for each configuration: a failing match must fail it.
+    set -euo pipefail
     local part="$parts/$(printf %03d "$1")"
     local parameter=$3
     [ "$parameter" = - ] && parameter=
@@ -48,7 +50,8 @@ play() {
 export -f play
 export evaluator deals parts
 
-configurations | nl -nln -w1 -s' ' | xargs -P "$jobs" -L 1 bash -c 'play "$@"' _
+# The count of finished parts below decides whether every one succeeded.
+configurations | nl -nln -w1 -s' ' | xargs -P "$jobs" -L 1 bash -c 'play "$@"' _ || true
 total=$(configurations | wc -l)
 if [ "$(find "$parts" -name '[0-9][0-9][0-9]' | wc -l)" -ne "$total" ]; then
     echo "some configurations failed; the finished ones are in $parts" >&2

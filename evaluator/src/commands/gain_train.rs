@@ -9,6 +9,7 @@ use std::time::Instant;
 use clap::Args;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rnad_common::net::first_nonfinite;
 use rnad_games::{Game, GameSpec};
 
 use super::{emit, game_help};
@@ -70,7 +71,8 @@ pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorErr
     }
     tracing::info!(hands, samples = samples.len(), "training a gain network");
     let mut trainer = GainTrainer::new(args.seed)?;
-    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    // The batches' own stream: the initial weights draw from the seed itself.
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0xba7c_4e50);
     let start = Instant::now();
     let mut recent = 0.0;
     for step in 1..=args.steps {
@@ -105,6 +107,11 @@ pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorErr
         .map(|chunk| trainer.error(chunk).map(|e| e * chunk.len() as f64))
         .sum::<candle_core::Result<f64>>()?
         / measured.len() as f64;
+    if !error.is_finite() || first_nonfinite(trainer.params())?.is_some() {
+        return Err(EvaluatorError::Usage(format!(
+            "the trained network is not finite (error {error}): nothing written"
+        )));
+    }
     let meta = GainMeta {
         format: FORMAT.into(),
         game: args.game.clone(),

@@ -15,7 +15,7 @@ use candle_core::{Device, Result, Tensor};
 use rnad_games::universal_poker::acpc_log::{replay_line, LogLineError};
 use rnad_games::universal_poker::cnn_planes::{PLANES, SIDE, SIZE};
 use rnad_games::universal_poker::UniversalPokerState;
-use rnad_games::{Action, Game, GameSpec, UniversalPoker};
+use rnad_games::{Action, Game, GameSpec, State, UniversalPoker};
 
 use crate::error::EvaluatorError;
 
@@ -47,10 +47,19 @@ pub fn samples_from_log(
         if !line.starts_with("STATE:") {
             continue;
         }
-        let replayed = replay_line(game, line)
-            .map_err(|e| LogLineError(format!("line {}: {e}", number + 1)))?;
+        let refuse = |why: String| LogLineError(format!("line {}: {why}", number + 1));
+        let replayed = replay_line(game, line).map_err(|e| refuse(e.0))?;
+        // The engine's payoffs, which the line's must equal: a target
+        // comes from a hand as it was played.
+        let payoffs = replayed.state.returns();
+        if payoffs != replayed.payoffs {
+            return Err(refuse(format!(
+                "the line pays {:?}, the hand as played pays {payoffs:?}",
+                replayed.payoffs
+            )));
+        }
         for (state, player, action) in replayed.decisions {
-            let target = (replayed.payoffs[player] / buy_in).clamp(-1.0, 1.0) as f32;
+            let target = (payoffs[player] / buy_in).clamp(-1.0, 1.0) as f32;
             samples.push(GainSample {
                 state,
                 player,
@@ -63,7 +72,8 @@ pub fn samples_from_log(
 }
 
 /// The game of `spec` if seed 004's network can read it: heads-up
-/// universal_poker with a 52-card deck and at most four rounds.
+/// universal_poker with a 52-card deck, two hole cards, no board before
+/// the first betting and at most four rounds.
 pub fn heads_up_poker_with_planes(
     spec: &GameSpec,
 ) -> std::result::Result<UniversalPoker, EvaluatorError> {
@@ -75,7 +85,7 @@ pub fn heads_up_poker_with_planes(
         Ok(UniversalPoker::new(spec.clone()))
     } else {
         Err(EvaluatorError::Usage(format!(
-            "seed 004's network reads heads-up universal_poker with 4 suits, 13 ranks and at most 4 rounds, not {spec}"
+            "seed 004's network reads heads-up universal_poker with 4 suits, 13 ranks, 2 hole cards, no board before the first betting and at most 4 rounds, not {spec}"
         )))
     }
 }

@@ -2,12 +2,12 @@
 //! and the samples' targets, minimised by Adadelta over minibatches, with
 //! dropout drawn from a seeded generator.
 
-use candle_core::{Result, Tensor, Var};
+use candle_core::{Result, Tensor};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rnad_common::net::adadelta::{Adadelta, AdadeltaSettings};
 use rnad_common::net::gain_cnn::GainCnn;
-use rnad_common::net::{parameter_names, ParamSet, ParameterList};
+use rnad_common::net::{autograd, parameter_names, ParamSet, ParameterList};
 
 use super::{planes, GainSample};
 
@@ -39,24 +39,12 @@ impl GainTrainer {
     /// One Adadelta step on `batch`; the batch's mean squared error
     /// before it (with dropout).
     pub fn step(&mut self, batch: &[&GainSample]) -> Result<f64> {
-        let vars = self
-            .params
-            .iter()
-            .map(Var::from_tensor)
-            .collect::<Result<Vec<_>>>()?;
-        let tracked: Vec<Tensor> = vars.iter().map(|v| v.as_tensor().clone()).collect();
+        let (vars, tracked) = autograd::tracked(&self.params)?;
         let list = ParameterList::new(&tracked);
         let net = GainCnn::build(list.builder())?;
         let gains = net.forward_training(&batch_planes(batch)?, &mut self.dropout)?;
         let loss = (gains - targets(batch)?)?.sqr()?.mean_all()?;
-        let grads = loss.backward()?;
-        let grads = vars
-            .iter()
-            .map(|v| match grads.get(v.as_tensor()) {
-                Some(g) => Ok(g.clone()),
-                None => v.as_tensor().zeros_like(),
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let grads = autograd::gradients(&loss, &vars)?;
         self.params = self.optimizer.step(&self.params, &grads)?;
         loss.to_scalar::<f32>().map(f64::from)
     }

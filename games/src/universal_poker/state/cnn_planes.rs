@@ -54,9 +54,15 @@ fn kind_value(bet: Bet) -> f32 {
 
 impl UniversalPokerState {
     /// Whether [`UniversalPokerState::cnn_planes`] can describe this game:
-    /// a 52-card deck and at most four rounds.
+    /// a 52-card deck, two hole cards, no board before the first betting
+    /// and at most four rounds.
     pub fn has_cnn_planes(&self) -> bool {
-        self.rules.suits == SUITS && self.rules.ranks == RANKS && self.rules.rounds <= 4
+        let rules = &self.rules;
+        rules.suits == SUITS
+            && rules.ranks == RANKS
+            && rules.hole_cards == 2
+            && rules.board_cards[0] == 0
+            && rules.rounds <= 4
     }
 
     /// Seed 004's planes for `player`, about to play `action` (legal
@@ -85,7 +91,7 @@ impl UniversalPokerState {
 
         let mut hole = self.hole_cards(player).to_vec();
         hole.sort_unstable();
-        for (i, &card) in hole.iter().take(2).enumerate() {
+        for (i, &card) in hole.iter().enumerate() {
             planes.card(i, card);
         }
         let board = self.board_cards();
