@@ -66,6 +66,8 @@ pub struct SelfPlay {
     rng: ChaCha8Rng,
     source: RngStream,
     decisions: u64,
+    /// Time spent running the network (tensors in, policies out).
+    inference: std::time::Duration,
 }
 
 impl SelfPlay {
@@ -78,6 +80,7 @@ impl SelfPlay {
             game,
             shape,
             decisions: 0,
+            inference: std::time::Duration::ZERO,
         };
         for _ in 0..games {
             let slot = play.fresh_slot();
@@ -89,6 +92,13 @@ impl SelfPlay {
     /// Decisions taken so far.
     pub fn decisions(&self) -> u64 {
         self.decisions
+    }
+
+    /// Seconds spent so far running the network, from the distinct
+    /// observations to the legal policies: what part of an actor's time
+    /// inference is.
+    pub fn inference_seconds(&self) -> f64 {
+        self.inference.as_secs_f64()
     }
 
     /// The generator's seed and position on stream 0 (a lockstep run's
@@ -159,6 +169,7 @@ impl SelfPlay {
         // network runs once per distinct one, and each game gathers its
         // logits and applies its own legal mask.
         let device = Device::Cpu;
+        let inference = std::time::Instant::now();
         let (distinct, index) = distinct_rows(&obs, input);
         let count = distinct.len() / input;
         let distinct = Tensor::from_vec(distinct, (count, input), &device)?;
@@ -169,6 +180,7 @@ impl SelfPlay {
         let policy = legal_policy(&logits, &mask)?
             .flatten_all()?
             .to_vec1::<f32>()?;
+        self.inference += inference.elapsed();
 
         let mut finished = Vec::new();
         let mut done = vec![false; n];

@@ -592,6 +592,8 @@ fn the_learner_benchmark_writes_its_figures_with_overrides_applied() {
     ] {
         assert!(report[figure].as_f64().unwrap() > 0.0, "{figure}: {report}");
     }
+    let inference = report["actor_inference_fraction"].as_f64().unwrap();
+    assert!(inference > 0.0 && inference < 1.0, "{report}");
     let fraction = report["end_to_end_fraction_of_learner"].as_f64().unwrap();
     let expected = report["end_to_end_steps_per_second"].as_f64().unwrap()
         / report["learner_steps_per_second"].as_f64().unwrap();

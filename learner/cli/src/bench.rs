@@ -43,6 +43,9 @@ pub struct BenchReport {
     pub learner_decisions_per_second: f64,
     /// Decisions one actor (one thread) takes per second.
     pub actor_decisions_per_second: f64,
+    /// The fraction of that actor's time spent running the network (the
+    /// rest: the games, sampling, recording).
+    pub actor_inference_fraction: f64,
     /// Decisions consumed per second by the whole local run (learner and
     /// actor threads sharing the machine).
     pub end_to_end_decisions_per_second: f64,
@@ -91,7 +94,9 @@ pub fn run(
     while start.elapsed() < budget {
         play.step(&snapshot)?;
     }
-    let actor_decisions_per_second = play.decisions() as f64 / start.elapsed().as_secs_f64();
+    let actor_seconds = start.elapsed().as_secs_f64();
+    let actor_decisions_per_second = play.decisions() as f64 / actor_seconds;
+    let actor_inference_fraction = play.inference_seconds() / actor_seconds;
 
     // Learner alone, on batches played beforehand.
     let batches: Vec<_> = (0..8)
@@ -168,6 +173,7 @@ pub fn run(
         learner_steps_per_second,
         learner_decisions_per_second: decisions as f64 / elapsed,
         actor_decisions_per_second,
+        actor_inference_fraction,
         end_to_end_decisions_per_second: e2e_decisions as f64 / e2e_seconds,
         end_to_end_steps_per_second,
         neural_nash_conv_seconds,
