@@ -91,7 +91,7 @@ fn training_fits_a_batch_and_the_player_takes_the_best_predicted_action() {
     let (log, _) = random_log(&game, 10, 2);
     let samples = samples_from_log(&game, &log, 5000.0).unwrap();
     let batch: Vec<_> = samples.iter().take(16).collect();
-    let mut trainer = GainTrainer::new(3).unwrap();
+    let mut trainer = GainTrainer::new(3, &candle_core::Device::Cpu).unwrap();
     let before = trainer.error(&batch).unwrap();
     for _ in 0..100 {
         let loss = trainer.step(&batch).unwrap();

@@ -6,10 +6,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use candle_core::Device;
 use clap::Args;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_common::net::first_nonfinite;
+use rnad_common::net::{first_nonfinite, parse_device};
 use rnad_games::{Game, GameSpec};
 
 use super::{emit, game_help};
@@ -42,6 +43,10 @@ pub struct GainTrainArgs {
     /// Seed of the initial weights, the batches and the dropout.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Where the network trains: cpu, cuda or cuda:N (a build with the
+    /// cuda feature, .ci/cuda-build.sh).
+    #[arg(long, default_value = "cpu", value_parser = parse_device)]
+    pub device: Device,
 }
 
 /// Samples on which the final error is measured, at most.
@@ -70,7 +75,7 @@ pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorErr
         return Err(EvaluatorError::Usage("the logs hold no decisions".into()));
     }
     tracing::info!(hands, samples = samples.len(), "training a gain network");
-    let mut trainer = GainTrainer::new(args.seed)?;
+    let mut trainer = GainTrainer::new(args.seed, &args.device)?;
     // The batches' own stream: the initial weights draw from the seed itself.
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0xba7c_4e50);
     let start = Instant::now();

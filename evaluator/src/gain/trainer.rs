@@ -2,7 +2,7 @@
 //! and the samples' targets, minimised by Adadelta over minibatches, with
 //! dropout drawn from a seeded generator.
 
-use candle_core::{Result, Tensor};
+use candle_core::{Device, Result, Tensor};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rnad_common::net::adadelta::{Adadelta, AdadeltaSettings};
@@ -13,25 +13,32 @@ use super::{planes, GainSample};
 
 /// A gain network being trained.
 pub struct GainTrainer {
+    device: Device,
     params: Vec<Tensor>,
     optimizer: Adadelta,
     dropout: ChaCha8Rng,
 }
 
 impl GainTrainer {
-    /// A fresh network drawn from `seed` (which also seeds the dropout).
-    pub fn new(seed: u64) -> Result<GainTrainer> {
+    /// A fresh network drawn from `seed` (which also seeds the dropout),
+    /// trained on `device`.
+    pub fn new(seed: u64, device: &Device) -> Result<GainTrainer> {
         let names = parameter_names(GainCnn::build)?;
-        let params = ParamSet::init_named(&names, seed)?.tensors().to_vec();
+        let params = ParamSet::init_named(&names, seed)?
+            .to_device(device)?
+            .tensors()
+            .to_vec();
         let optimizer = Adadelta::new(&params, AdadeltaSettings::default())?;
         Ok(GainTrainer {
+            device: device.clone(),
             params,
             optimizer,
             dropout: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0004),
         })
     }
 
-    /// The parameters, in [`parameter_names`] order.
+    /// The parameters, in [`parameter_names`] order (on the training
+    /// device).
     pub fn params(&self) -> &[Tensor] {
         &self.params
     }
@@ -42,8 +49,8 @@ impl GainTrainer {
         let (vars, tracked) = autograd::tracked(&self.params)?;
         let list = ParameterList::new(&tracked);
         let net = GainCnn::build(list.builder())?;
-        let gains = net.forward_training(&batch_planes(batch)?, &mut self.dropout)?;
-        let loss = (gains - targets(batch)?)?.sqr()?.mean_all()?;
+        let gains = net.forward_training(&self.planes(batch)?, &mut self.dropout)?;
+        let loss = (gains - self.targets(batch)?)?.sqr()?.mean_all()?;
         let grads = autograd::gradients(&loss, &vars)?;
         self.params = self.optimizer.step(&self.params, &grads)?;
         loss.to_scalar::<f32>().map(f64::from)
@@ -54,17 +61,18 @@ impl GainTrainer {
     pub fn error(&self, samples: &[&GainSample]) -> Result<f64> {
         let list = ParameterList::new(&self.params);
         let net = GainCnn::build(list.builder())?;
-        let gains = net.forward(&batch_planes(samples)?)?;
-        let loss = (gains - targets(samples)?)?.sqr()?.mean_all()?;
+        let gains = net.forward(&self.planes(samples)?)?;
+        let loss = (gains - self.targets(samples)?)?.sqr()?.mean_all()?;
         loss.to_scalar::<f32>().map(f64::from)
     }
-}
 
-fn batch_planes(batch: &[&GainSample]) -> Result<Tensor> {
-    planes(batch.iter().map(|s| (&s.state, s.player, s.action)))
-}
+    /// The samples' planes, made on the CPU, on the training device.
+    fn planes(&self, batch: &[&GainSample]) -> Result<Tensor> {
+        planes(batch.iter().map(|s| (&s.state, s.player, s.action)))?.to_device(&self.device)
+    }
 
-fn targets(batch: &[&GainSample]) -> Result<Tensor> {
-    let values: Vec<f32> = batch.iter().map(|s| s.target).collect();
-    Tensor::from_vec(values, batch.len(), &candle_core::Device::Cpu)
+    fn targets(&self, batch: &[&GainSample]) -> Result<Tensor> {
+        let values: Vec<f32> = batch.iter().map(|s| s.target).collect();
+        Tensor::from_vec(values, batch.len(), &self.device)
+    }
 }
