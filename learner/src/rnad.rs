@@ -203,8 +203,8 @@ impl Learner {
                 return skipped(name.into());
             }
         }
-        let names = self.shape.param_names();
-        let name = |i: usize| names[i].0.as_str();
+        // Names are listed only for a refusal: listing builds the network.
+        let name = |i: usize| self.shape.param_names()[i].0.clone();
         if let Some(i) = first_nonfinite(&grads)? {
             return skipped(format!("θ's gradient of {}", name(i)));
         }
