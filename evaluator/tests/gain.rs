@@ -10,7 +10,7 @@ use rnad_evaluator::gain::{samples_from_log, GainPlayer, GainTrainer};
 use rnad_games::headtohead::sampled::Player;
 use rnad_games::universal_poker::acpc_log::log_line;
 use rnad_games::universal_poker::{UniversalPokerState, HEADS_UP_NO_LIMIT};
-use rnad_games::{Action, GameSpec, State, Turn, UniversalPoker};
+use rnad_games::{GameSpec, State, Turn, UniversalPoker};
 
 // Not every test file uses every shared helper.
 #[allow(dead_code)]
@@ -32,13 +32,10 @@ fn random_log(game: &UniversalPoker, hands: u64, seed: u64) -> (String, Vec<(usi
         let mut state = game.initial_state();
         let (mut history, mut decisions) = (Vec::new(), 0);
         while state.turn() != Turn::Terminal {
-            let moves: Vec<Action> = match state.turn() {
-                Turn::Chance => state.chance_outcomes().iter().map(|o| o.0).collect(),
-                _ => {
-                    decisions += 1;
-                    state.legal_actions()
-                }
-            };
+            if let Turn::Player(_) = state.turn() {
+                decisions += 1;
+            }
+            let moves = state.moves();
             let action = moves[rng.random_range(0..moves.len())];
             state.apply_action(action);
             history.push(action);

@@ -176,6 +176,15 @@ pub trait State: Send + fmt::Debug {
     fn legal_actions(&self) -> Vec<Action>;
     /// Chance outcomes with their probabilities (empty unless [`Turn::Chance`]).
     fn chance_outcomes(&self) -> Vec<(Action, f64)>;
+    /// Every move that can come next: the chance outcomes (without their
+    /// probabilities) at a chance node, the legal actions at a decision,
+    /// none at the end.
+    fn moves(&self) -> Vec<Action> {
+        match self.turn() {
+            Turn::Chance => self.chance_outcomes().into_iter().map(|(a, _)| a).collect(),
+            _ => self.legal_actions(),
+        }
+    }
     /// Applies a legal player action or a possible chance outcome.
     ///
     /// # Panics

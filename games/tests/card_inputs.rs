@@ -201,10 +201,7 @@ fn the_card_layout_finds_the_hole_cards_and_the_board_in_the_network_input() {
         for _ in 0..200 {
             let mut state = game.new_initial_state();
             while state.turn() != Turn::Terminal {
-                let moves: Vec<usize> = match state.turn() {
-                    Turn::Chance => state.chance_outcomes().iter().map(|o| o.0).collect(),
-                    _ => state.legal_actions(),
-                };
+                let moves = state.moves();
                 let action = moves[rng.random_range(0..moves.len())];
                 let Turn::Player(player) = state.turn() else {
                     state.apply_action(action);

@@ -466,14 +466,7 @@ fn a_match_of_games_carries_the_ranks_into_each_exchange() {
             }
             gifts += 1;
         }
-        let moves: Vec<usize> = match state.turn() {
-            Turn::Chance => state
-                .chance_outcomes()
-                .into_iter()
-                .map(|(a, _)| a)
-                .collect(),
-            _ => state.legal_actions(),
-        };
+        let moves = state.moves();
         state.apply_action(moves[rng.random_range(0..moves.len())]);
     }
     assert_eq!(state.games_done(), 3);
@@ -510,14 +503,7 @@ fn monte_carlo_players_play_out_only_the_game_they_are_in() {
     // A world that ends with this (second) game is terminal after it.
     let mut world = state.clone().ending_after_this_game();
     while world.turn() != Turn::Terminal {
-        let moves: Vec<usize> = match world.turn() {
-            Turn::Chance => world
-                .chance_outcomes()
-                .into_iter()
-                .map(|(a, _)| a)
-                .collect(),
-            _ => world.legal_actions(),
-        };
+        let moves = world.moves();
         world.apply_action(moves[moves.len() / 2]);
     }
     assert_eq!(world.games_done(), 2);

@@ -184,10 +184,7 @@ fn dealt_hands_reach_their_players_and_the_payoff_gives_the_returns() {
             // holds, the payoff's from the deal asked for: they agree at every
             // showdown only if the deal went to the right players.
             while state.turn() != Turn::Terminal {
-                let moves: Vec<usize> = match state.turn() {
-                    Turn::Chance => state.chance_outcomes().iter().map(|o| o.0).collect(),
-                    _ => state.legal_actions(),
-                };
+                let moves = state.moves();
                 state.apply_action(moves[random.below(moves.len())]);
             }
             let (payoff, returns) = (state.payoff().returns(&deal), state.returns());

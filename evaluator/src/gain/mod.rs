@@ -77,17 +77,15 @@ pub fn samples_from_log(
 pub fn heads_up_poker_with_planes(
     spec: &GameSpec,
 ) -> std::result::Result<UniversalPoker, EvaluatorError> {
-    let readable = spec.name() == "universal_poker" && {
+    if spec.name() == "universal_poker" {
         let game = UniversalPoker::new(spec.clone());
-        game.num_players() == 2 && game.initial_state().has_cnn_planes()
-    };
-    if readable {
-        Ok(UniversalPoker::new(spec.clone()))
-    } else {
-        Err(EvaluatorError::Usage(format!(
-            "seed 004's network reads heads-up universal_poker with 4 suits, 13 ranks, 2 hole cards, no board before the first betting and at most 4 rounds, not {spec}"
-        )))
+        if game.num_players() == 2 && game.initial_state().has_cnn_planes() {
+            return Ok(game);
+        }
     }
+    Err(EvaluatorError::Usage(format!(
+        "seed 004's network reads heads-up universal_poker with 4 suits, 13 ranks, 2 hole cards, no board before the first betting and at most 4 rounds, not {spec}"
+    )))
 }
 
 /// The planes `[N, 33, 17, 17]` of `(state, player, action)` triples.

@@ -232,10 +232,7 @@ mod tests {
                 let mut history = Vec::new();
                 let mut decisions = Vec::new();
                 while state.turn() != Turn::Terminal {
-                    let moves: Vec<Action> = match state.turn() {
-                        Turn::Chance => state.chance_outcomes().iter().map(|o| o.0).collect(),
-                        _ => state.legal_actions(),
-                    };
+                    let moves = state.moves();
                     let action = moves[below(moves.len())];
                     if let Turn::Player(p) = state.turn() {
                         decisions.push((state.information_state_string(p), p, action));

@@ -84,14 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut state = dealt(&game, &mut rng);
         let start = Instant::now();
         while let Turn::Player(_) | Turn::Chance = state.turn() {
-            let moves: Vec<usize> = match state.turn() {
-                Turn::Chance => state
-                    .chance_outcomes()
-                    .into_iter()
-                    .map(|(a, _)| a)
-                    .collect(),
-                _ => state.legal_actions(),
-            };
+            let moves = state.moves();
             state.apply_action(moves[rng.random_range(0..moves.len())]);
         }
         spent += start.elapsed().as_secs_f64();

@@ -96,13 +96,7 @@ fn training_on_kuhn_drives_the_target_and_its_average_below_a_tenth() {
     );
     // The last checkpoint holds the average's sums, and gives back the
     // policy of the last evaluation.
-    let checkpoint = checkpoint::path_for(&dir.join("checkpoints"), 3000);
-    let tree = PublicTree::build(config.game.load()).unwrap();
-    let from_checkpoint = CheckpointPolicies::read(&checkpoint)
-        .unwrap()
-        .policy(&tree, &NetworkInputs::new(&tree), PolicyKind::TargetAverage)
-        .unwrap();
-    let evaluated = nash_conv(&tree, &from_checkpoint).nash_conv;
+    let evaluated = checkpoint_nash_conv(&dir, &config, 3000, PolicyKind::TargetAverage);
     assert!(
         (evaluated - average).abs() < 1e-12,
         "checkpoint {evaluated}, history {average}"
@@ -113,6 +107,7 @@ fn training_on_kuhn_drives_the_target_and_its_average_below_a_tenth() {
     let file: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(file["kind"], "target_average");
     assert_eq!(file["step"], 3000);
+    let tree = PublicTree::build(config.game.load()).unwrap();
     let policy = TabularPolicy::from_json(&tree, &text).unwrap();
     let evaluated = nash_conv(&tree, &policy).nash_conv;
     assert!(
@@ -139,13 +134,7 @@ fn training_on_kuhn_with_the_residual_torso_drives_the_target_below_a_tenth() {
     assert_eq!(last.learner_step, 3000);
     let target = last.nash_conv.as_ref().unwrap().target;
     assert!(target <= 0.1, "target NashConv after 3000 steps: {last:?}");
-    let checkpoint = checkpoint::path_for(&dir.join("checkpoints"), 3000);
-    let tree = PublicTree::build(config.game.load()).unwrap();
-    let from_checkpoint = CheckpointPolicies::read(&checkpoint)
-        .unwrap()
-        .policy(&tree, &NetworkInputs::new(&tree), PolicyKind::Target)
-        .unwrap();
-    let evaluated = nash_conv(&tree, &from_checkpoint).nash_conv;
+    let evaluated = checkpoint_nash_conv(&dir, &config, 3000, PolicyKind::Target);
     assert!(
         (evaluated - target).abs() < 1e-9,
         "checkpoint {evaluated}, history {target}"
@@ -221,6 +210,18 @@ fn stopping_and_resuming_is_bit_identical_to_running_straight_through() {
         }
         assert_eq!(straight.len(), resumed.len());
     }
+}
+
+/// NashConv of the `kind` policy of the checkpoint the run in `dir` saved
+/// at `step`.
+fn checkpoint_nash_conv(dir: &Path, config: &Config, step: u64, kind: PolicyKind) -> f64 {
+    let checkpoint = checkpoint::path_for(&dir.join("checkpoints"), step);
+    let tree = PublicTree::build(config.game.load()).unwrap();
+    let policy = CheckpointPolicies::read(&checkpoint)
+        .unwrap()
+        .policy(&tree, &NetworkInputs::new(&tree), kind)
+        .unwrap();
+    nash_conv(&tree, &policy).nash_conv
 }
 
 /// The checkpoint the run in `dir` saved at `step`.
