@@ -231,3 +231,48 @@ fn gain_train_writes_a_network_that_match_plays() {
     ]);
     assert!(stderr(&refused).contains("seed 004's network reads heads-up universal_poker"));
 }
+
+/// `--max-seconds` ends training early with at least one step and records
+/// the steps taken; a limit that is not a positive number is refused.
+#[test]
+fn gain_train_stops_at_its_time_limit() {
+    let dir = scratch("gain_train_time_limit");
+    let (log, _) = random_log(&game(), 10, 6);
+    let log_path = dir.join("hands.log");
+    std::fs::write(&log_path, &log).unwrap();
+    let net = dir.join("generation-1.safetensors");
+    let train = |limit: &str| {
+        let limit = format!("--max-seconds={limit}");
+        evaluator(&[
+            "gain-train",
+            "--game",
+            HEADS_UP_NO_LIMIT,
+            "--log",
+            log_path.to_str().unwrap(),
+            "--out",
+            net.to_str().unwrap(),
+            "--steps",
+            "100000000",
+            "--batch",
+            "2",
+            &limit,
+        ])
+    };
+    let trained = train("0.3");
+    assert!(trained.status.success(), "{}", stderr(&trained));
+    let (_, meta) = rnad_evaluator::gain::file::load(&net).unwrap();
+    assert!(
+        (1..100_000_000).contains(&meta.steps),
+        "{} steps recorded",
+        meta.steps
+    );
+    for bad in ["0", "-1", "NaN"] {
+        let refused = train(bad);
+        assert!(!refused.status.success(), "--max-seconds {bad} accepted");
+        assert!(
+            stderr(&refused).contains("--max-seconds must be a positive number"),
+            "{}",
+            stderr(&refused)
+        );
+    }
+}

@@ -34,6 +34,10 @@ pub struct GainTrainArgs {
     /// Adadelta steps.
     #[arg(long, default_value_t = 10_000)]
     pub steps: u64,
+    /// Stop training after this many seconds even if steps are left (the
+    /// file records the steps taken): seed 004's sizes take hours on a CPU.
+    #[arg(long)]
+    pub max_seconds: Option<f64>,
     /// Samples a step, drawn at random from all.
     #[arg(long, default_value_t = 32)]
     pub batch: usize,
@@ -55,6 +59,11 @@ const ERROR_SAMPLES: usize = 2_048;
 /// Runs `gain-train`.
 pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     let game = heads_up_poker_with_planes(&args.game)?;
+    if args.max_seconds.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
+        return Err(EvaluatorError::Usage(
+            "--max-seconds must be a positive number of seconds".into(),
+        ));
+    }
     if args.batch == 0 {
         return Err(EvaluatorError::Usage("--batch must be positive".into()));
     }
@@ -80,6 +89,7 @@ pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorErr
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0xba7c_4e50);
     let start = Instant::now();
     let mut recent = 0.0;
+    let mut steps_taken = 0;
     for step in 1..=args.steps {
         let batch: Vec<_> = (0..args.batch)
             .map(|_| &samples[rng.random_range(0..samples.len())])
@@ -91,6 +101,7 @@ pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorErr
             )));
         }
         recent += loss;
+        steps_taken = step;
         if step % 100 == 0 || step == args.steps {
             let steps_in = if step % 100 == 0 { 100 } else { step % 100 };
             tracing::info!(
@@ -101,6 +112,13 @@ pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorErr
                 "gain-train"
             );
             recent = 0.0;
+        }
+        if args
+            .max_seconds
+            .is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
+        {
+            tracing::warn!(step, "gain-train: --max-seconds reached, stopping early");
+            break;
         }
     }
     let measured: Vec<_> = samples
@@ -123,7 +141,7 @@ pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorErr
         generation: args.generation,
         hands,
         samples: samples.len() as u64,
-        steps: args.steps,
+        steps: steps_taken,
         batch: args.batch,
         seed: args.seed,
         error,
@@ -135,7 +153,7 @@ pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorErr
             "generation {} from {} decisions of {hands} hands: {} steps of {}, mean squared error {error:.4} on {} of them; wrote {}",
             args.generation,
             samples.len(),
-            args.steps,
+            steps_taken,
             args.batch,
             measured.len(),
             args.out.display()
