@@ -9,7 +9,10 @@
 //! `policy.weight` `[actions, width]`, `policy.bias`, `value.weight`
 //! `[1, width]`, `value.bias`; docs/evaluation.md spells out each torso's),
 //! for KIND in `online` (θ), `target` (θ_target), `reg` (θ_reg), `reg_prev`
-//! (θ_reg') and `adam_nu` (Adam's second moments, shaped like θ).
+//! (θ_reg') and `adam_nu` (Adam's second moments, shaped like θ), and where
+//! the run trains an averaged network, `average_network` and
+//! `average_network_adam_nu` (its Adam updates counted in the metadata's
+//! `average_network_adam_count`).
 //!
 //! A run that keeps the `target_average` policy kind also stores its running
 //! sums, so that a resumed run goes on averaging where it stopped: the `f64`
@@ -100,6 +103,10 @@ pub struct CheckpointMeta {
     /// the run keeps none, and in checkpoints older than it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_average: Option<AverageCounters>,
+    /// The averaged network's Adam updates (absent where the run trains
+    /// none, and in checkpoints older than it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_network_adam_count: Option<u64>,
 }
 
 /// The counters of a saved average of the target policy.
@@ -207,8 +214,15 @@ impl CheckpointFile {
         }))
     }
 
+    /// Whether the file holds a parameter set under `kind`.
+    pub fn has_params(&self, kind: &str) -> bool {
+        let prefix = format!("{kind}.");
+        self.tensors.keys().any(|name| name.starts_with(&prefix))
+    }
+
     /// The parameter set stored under `kind` (`online`, `target`, `reg`,
-    /// `reg_prev`, `adam_nu`), checked against `shape`.
+    /// `reg_prev`, `adam_nu`, `average_network`, …), checked against
+    /// `shape`.
     pub fn params(&self, shape: &NetShape, kind: &str) -> Result<ParamSet, CheckpointError> {
         ParamSet::from_named(shape, &format!("{kind}."), &self.tensors).map_err(|message| {
             CheckpointError::Unreadable {

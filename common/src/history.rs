@@ -30,16 +30,22 @@ pub enum PolicyKind {
     /// (`evaluation.average_horizon_steps`): the evaluator's, not a
     /// parameter set's; a local run's checkpoints hold its running sums.
     TargetAverage,
+    /// The averaged network: a second network the learner trains on
+    /// θ_target's policies at the states actors visit
+    /// (`[average_network]`); a parameter set of checkpoints, not
+    /// published to actors.
+    AverageNetwork,
 }
 
 impl PolicyKind {
     /// Every kind, in history order.
-    pub const ALL: [PolicyKind; 5] = [
+    pub const ALL: [PolicyKind; 6] = [
         PolicyKind::Online,
         PolicyKind::Target,
         PolicyKind::TargetPostprocessed,
         PolicyKind::Reg,
         PolicyKind::TargetAverage,
+        PolicyKind::AverageNetwork,
     ];
 
     /// The kinds a checkpoint's parameter sets give.
@@ -58,22 +64,24 @@ impl PolicyKind {
             PolicyKind::TargetPostprocessed => "target_postprocessed",
             PolicyKind::Reg => "reg",
             PolicyKind::TargetAverage => "target_average",
+            PolicyKind::AverageNetwork => "average_network",
         }
     }
 
     /// The published parameter set whose network gives this kind's policy
-    /// (none for `target_average`, which the evaluator keeps).
+    /// (none for `target_average`, which the evaluator keeps, and for
+    /// `average_network`, which only checkpoints hold).
     pub fn published_set(self) -> Option<PublishedSet> {
         match self {
             PolicyKind::Online => Some(PublishedSet::Online),
             PolicyKind::Target | PolicyKind::TargetPostprocessed => Some(PublishedSet::Target),
             PolicyKind::Reg => Some(PublishedSet::Reg),
-            PolicyKind::TargetAverage => None,
+            PolicyKind::TargetAverage | PolicyKind::AverageNetwork => None,
         }
     }
 
-    /// This kind's value in an evaluation (none for `target_average` where
-    /// the run kept no average).
+    /// This kind's value in an evaluation (none for the averages where the
+    /// run kept none).
     pub fn of(self, n: &NashConvs) -> Option<f64> {
         match self {
             PolicyKind::Online => Some(n.online),
@@ -81,6 +89,7 @@ impl PolicyKind {
             PolicyKind::TargetPostprocessed => Some(n.target_postprocessed),
             PolicyKind::Reg => Some(n.reg),
             PolicyKind::TargetAverage => n.target_average,
+            PolicyKind::AverageNetwork => n.average_network,
         }
     }
 }
@@ -94,7 +103,7 @@ impl fmt::Display for PolicyKind {
 /// A policy kind's name that is none of [`PolicyKind::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown policy kind {0:?}: use online, target, target_postprocessed, reg or target_average"
+    "unknown policy kind {0:?}: use online, target, target_postprocessed, reg, target_average or average_network"
 )]
 pub struct UnknownPolicyKind(pub String);
 
@@ -124,6 +133,9 @@ pub struct NashConvs {
     /// none, and in histories older than the kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_average: Option<f64>,
+    /// The averaged network (absent where the run trains none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_network: Option<f64>,
 }
 
 /// One line of `history.jsonl`.
@@ -176,6 +188,9 @@ impl HistoryEntry {
             );
             if let Some(average) = n.target_average {
                 line += &format!(" target_avg {average:.4}");
+            }
+            if let Some(average) = n.average_network {
+                line += &format!(" average_net {average:.4}");
             }
             parts.push(line);
         }

@@ -8,7 +8,7 @@ use std::path::Path;
 use rnad_common::checkpoint::CheckpointFile;
 use rnad_common::config::Config;
 use rnad_common::history::PolicyKind;
-use rnad_common::net::NetShape;
+use rnad_common::net::{NetShape, ParamSet};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
 use rnad_games::GameSpec;
@@ -75,10 +75,9 @@ impl CheckpointPolicies {
     ) -> Result<TabularPolicy, EvaluatorError> {
         self.check_game(tree)?;
         let shape = NetShape::for_config(&self.config);
-        let Some(set) = kind.published_set() else {
+        let Some(params) = self.network_params(&shape, kind)? else {
             return self.target_average(tree);
         };
-        let params = self.file.params(&shape, set.name())?;
         let policy = network_policy(tree, inputs, &shape, &params)
             .map_err(|source| EvaluatorError::Network { kind, source })?;
         Ok(if kind == PolicyKind::TargetPostprocessed {
@@ -103,16 +102,47 @@ impl CheckpointPolicies {
                 self.game()
             )));
         }
-        let Some(set) = kind.published_set() else {
+        let shape = NetShape::for_config(&self.config);
+        let Some(params) = self.network_params(&shape, kind)? else {
             return Err(EvaluatorError::Usage(format!(
-                "{}: {kind} averages over every information state of a public tree, which {game}                  is too large for: play online, target, target_postprocessed or reg",
+                "{}: {kind} averages over every information state of a public tree, which {game} \
+                 is too large for: play online, target, target_postprocessed, reg or average_network",
                 self.file.path.display()
             )));
         };
-        let shape = NetShape::for_config(&self.config);
-        let params = self.file.params(&shape, set.name())?;
         NetworkPlayer::new(&shape, &params, kind == PolicyKind::TargetPostprocessed)
             .map_err(|source| EvaluatorError::Network { kind, source })
+    }
+
+    /// Whether the run trained an averaged network and the checkpoint
+    /// holds it.
+    pub fn has_average_network(&self) -> bool {
+        self.file.has_params(PolicyKind::AverageNetwork.name())
+    }
+
+    /// The parameters of `kind`'s network: a published set, or the
+    /// averaged network (refused where the run trained none); none for
+    /// `target_average`, which is no network.
+    fn network_params(
+        &self,
+        shape: &NetShape,
+        kind: PolicyKind,
+    ) -> Result<Option<ParamSet>, EvaluatorError> {
+        let name = match (kind, kind.published_set()) {
+            (_, Some(set)) => set.name(),
+            (PolicyKind::AverageNetwork, None) => {
+                if !self.has_average_network() {
+                    return Err(EvaluatorError::Usage(format!(
+                        "{}: the checkpoint holds no {kind}: its run trained none \
+                         (average_network.reservoir_size = 0)",
+                        self.file.path.display()
+                    )));
+                }
+                kind.name()
+            }
+            (_, None) => return Ok(None),
+        };
+        Ok(Some(self.file.params(shape, name)?))
     }
 
     /// The value head of the target network, in chips, for `game` (the

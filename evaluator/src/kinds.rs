@@ -1,5 +1,6 @@
 //! Exact NashConv of the learner's policy kinds (θ, θ_target, θ_target
-//! post-processed, θ_reg, and the average of θ_target's policy), shared by
+//! post-processed, θ_reg, the average of θ_target's policy and the averaged
+//! network), shared by
 //! the local run and `rnad-evaluator watch`.
 
 use std::sync::Arc;
@@ -31,6 +32,8 @@ pub struct KindReports {
     pub reg: NashConvReport,
     /// The moving average of θ_target's policy, where the run keeps one.
     pub target_average: Option<NashConvReport>,
+    /// The averaged network, where the run trains one.
+    pub average_network: Option<NashConvReport>,
 }
 
 impl KindReports {
@@ -48,6 +51,9 @@ impl KindReports {
         if let Some(average) = &self.target_average {
             named.push((PolicyKind::TargetAverage.name(), average));
         }
+        if let Some(average) = &self.average_network {
+            named.push((PolicyKind::AverageNetwork.name(), average));
+        }
         named
     }
 
@@ -59,6 +65,7 @@ impl KindReports {
             target_postprocessed: self.target_postprocessed.nash_conv,
             reg: self.reg.nash_conv,
             target_average: self.target_average.as_ref().map(|r| r.nash_conv),
+            average_network: self.average_network.as_ref().map(|r| r.nash_conv),
         }
     }
 }
@@ -113,11 +120,13 @@ impl KindEvaluator {
     /// Evaluates every policy kind exactly: one batched forward pass per
     /// parameter set, then the best responses. With `average` (the run's
     /// average and the learner step evaluated), the target policy joins
-    /// the average and the average is evaluated too.
+    /// the average and the average is evaluated too; with
+    /// `average_network`, so is that network.
     pub fn evaluate(
         &self,
         kinds: PublishedSets,
         average: Option<(&mut PolicyAverage, u64)>,
+        average_network: Option<&ParamSet>,
     ) -> Result<KindReports, EvaluatorError> {
         let tree = &self.tree;
         let policy = |kind: PolicyKind, params: &ParamSet| {
@@ -128,6 +137,9 @@ impl KindEvaluator {
         let online_policy = policy(PolicyKind::Online, kinds.online)?;
         let reg_policy = policy(PolicyKind::Reg, kinds.reg)?;
         let processed = self.post_processed(&target_policy);
+        let average_network = average_network
+            .map(|params| policy(PolicyKind::AverageNetwork, params))
+            .transpose()?;
         // Folded in last, once nothing can fail: an evaluation that is not
         // recorded leaves the average as it was.
         let target_average = average
@@ -138,6 +150,7 @@ impl KindEvaluator {
             target_postprocessed: nash_conv(tree, &processed),
             reg: nash_conv(tree, &reg_policy),
             target_average,
+            average_network: average_network.map(|p| nash_conv(tree, &p)),
         })
     }
 }
@@ -164,7 +177,10 @@ mod tests {
         // A NaN first-layer weight: the ReLU after it hides the NaN from
         // the outputs (this network plays uniformly), so only the check of
         // the parameters sees it.
-        let error = evaluator.evaluate(sets, None).unwrap_err().to_string();
+        let error = evaluator
+            .evaluate(sets, None, None)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             "policy online: the network's parameter torso.0.weight is not finite: its parameters diverged"
@@ -178,7 +194,10 @@ mod tests {
             target: &good,
             reg: &overflowing,
         };
-        let error = evaluator.evaluate(sets, None).unwrap_err().to_string();
+        let error = evaluator
+            .evaluate(sets, None, None)
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with("policy reg: the network's policy is not finite at "),
             "{error}"
@@ -188,6 +207,6 @@ mod tests {
             target: &good,
             reg: &good,
         };
-        assert!(evaluator.evaluate(fine, None).is_ok());
+        assert!(evaluator.evaluate(fine, None, None).is_ok());
     }
 }

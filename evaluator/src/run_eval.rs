@@ -21,7 +21,7 @@ use crate::kinds::{KindEvaluator, KindReports};
 use crate::panel::Panel;
 use crate::policy_average::{PolicyAverage, SavedSums};
 use crate::sampled_panel::SampledPanel;
-use rnad_common::net::PublishedSets;
+use rnad_common::net::{ParamSet, PublishedSets};
 use rnad_games::policy_file::{policy_file_json, PolicyFileHeader};
 use serde_json::Value;
 
@@ -128,15 +128,21 @@ impl RunEvaluator {
         self.game.as_ref()
     }
 
-    /// Evaluates the parameters of learner step `step`.
+    /// Evaluates the parameters of learner step `step` (and the averaged
+    /// network, where the run trains one and the judge is exact).
     pub fn evaluate(
         &mut self,
         params: PublishedSets,
+        average_network: Option<&ParamSet>,
         step: u64,
     ) -> Result<Evaluation, EvaluatorError> {
         Ok(match &mut self.judge {
             Judge::Exact(kinds) => Evaluation {
-                exact: Some(kinds.evaluate(params, self.average.as_mut().map(|a| (a, step)))?),
+                exact: Some(kinds.evaluate(
+                    params,
+                    self.average.as_mut().map(|a| (a, step)),
+                    average_network,
+                )?),
                 head_to_head: Vec::new(),
                 lbr: None,
             },

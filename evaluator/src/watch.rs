@@ -308,7 +308,7 @@ fn evaluate_params(
         reg: &reg,
     };
     evaluator
-        .evaluate(kinds, params.version)
+        .evaluate(kinds, None, params.version)
         .map_err(|e| ClientError::Other(format!("evaluating: {e}")))
 }
 

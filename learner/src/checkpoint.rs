@@ -1,5 +1,6 @@
 //! The learner's checkpoints: its whole state (four parameter sets, Adam's
-//! moments, counters, lockstep generator positions, the config), with the
+//! moments, the averaged network where the run trains one, counters,
+//! lockstep generator positions, the config), with the
 //! sums of the run's `target_average` policy where it keeps one, in the file
 //! format of [`rnad_common::checkpoint`], written atomically, the newest
 //! `keep` kept.
@@ -15,8 +16,13 @@ use rnad_common::net::{first_nonfinite, NetShape, ParamSet};
 pub use rnad_common::checkpoint::{path_for, step_of};
 
 use crate::adam::{Adam, AdamSettings};
+use crate::average_network::AverageNetwork;
 use crate::error::LearnerError;
 use crate::rnad::LearnerState;
+
+/// The averaged network's parameter set and its Adam moments in a file.
+const AVERAGE_NETWORK: &str = "average_network";
+const AVERAGE_NETWORK_NU: &str = "average_network_adam_nu";
 
 /// A loaded checkpoint.
 #[derive(Debug)]
@@ -70,15 +76,24 @@ pub fn save(
         config: config.to_toml(),
         // `format::write` records the average's counters.
         target_average: None,
+        average_network_adam_count: state.average_network.as_ref().map(|a| a.adam.count),
     };
     let nu = ParamSet::from_tensors(state.adam.nu.clone());
-    let sets = [
+    let mut sets = vec![
         ("online", &state.online),
         ("target", &state.target),
         ("reg", &state.reg),
         ("reg_prev", &state.reg_prev),
         ("adam_nu", &nu),
     ];
+    let average_nu = state
+        .average_network
+        .as_ref()
+        .map(|a| ParamSet::from_tensors(a.adam.nu.clone()));
+    if let (Some(average), Some(average_nu)) = (&state.average_network, &average_nu) {
+        sets.push((AVERAGE_NETWORK, &average.params));
+        sets.push((AVERAGE_NETWORK_NU, average_nu));
+    }
     let path = path_for(dir, state.step);
     format::write(&path, &shape, &sets, average, &meta).map_err(checkpoint_error)?;
     let files = list(dir)?;
@@ -114,6 +129,18 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
         nu: set("adam_nu")?.tensors().to_vec(),
         count: meta.adam_count,
     };
+    let average_network = if file.has_params(AVERAGE_NETWORK) {
+        Some(AverageNetwork {
+            params: set(AVERAGE_NETWORK)?,
+            adam: Adam {
+                settings: AdamSettings::from_config(&config.rnad),
+                nu: set(AVERAGE_NETWORK_NU)?.tensors().to_vec(),
+                count: meta.average_network_adam_count.unwrap_or(0),
+            },
+        })
+    } else {
+        None
+    };
     let state = LearnerState {
         step: meta.step,
         rolls: meta.rolls,
@@ -125,15 +152,19 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
         adam,
         learning_rate_scale: meta.learning_rate_scale,
         rollbacks: meta.rollbacks,
+        average_network,
     };
     // A checkpoint from before the divergence guard may hold what the
     // guard now keeps out: such a file is unusable, like a torn one.
-    let sets = [
+    let mut sets = vec![
         ("online", &state.online),
         ("target", &state.target),
         ("reg", &state.reg),
         ("reg_prev", &state.reg_prev),
     ];
+    if let Some(average) = &state.average_network {
+        sets.push((AVERAGE_NETWORK, &average.params));
+    }
     for (name, set) in sets {
         if let Some(i) = first_nonfinite(set.tensors())? {
             return Err(LearnerError::Checkpoint {

@@ -6,6 +6,7 @@
 //! `rnad-learner` binary (`learner/cli`) wires them.
 
 pub mod adam;
+pub mod average_network;
 pub mod averaging;
 pub mod batch;
 pub mod checkpoint;
@@ -17,6 +18,7 @@ pub mod learning_rate;
 pub mod loss;
 pub mod metrics;
 pub mod neurd;
+pub mod reservoir;
 pub mod resume;
 pub mod rnad;
 

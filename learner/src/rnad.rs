@@ -18,6 +18,7 @@ use rnad_common::net::{
 use rnad_common::trajectory::Trajectory;
 
 use crate::adam::{Adam, AdamSettings};
+use crate::average_network::{AverageNetwork, AverageTrainer, BatchStates};
 use crate::averaging::next_reg;
 use crate::batch::Batch;
 use crate::guard::NonFinite;
@@ -54,6 +55,9 @@ pub struct LearnerState {
     /// interval (the divergence guard stops the run at
     /// `rnad.max_rollbacks`).
     pub rollbacks: u64,
+    /// The averaged network, where the run trains one
+    /// (`average_network.reservoir_size` > 0).
+    pub average_network: Option<AverageNetwork>,
 }
 
 impl LearnerState {
@@ -74,6 +78,10 @@ impl LearnerState {
             reg: self.reg.to_device(device)?,
             reg_prev: self.reg_prev.to_device(device)?,
             adam: self.adam.into_device(device)?,
+            average_network: self
+                .average_network
+                .map(|a| a.into_device(device))
+                .transpose()?,
             ..self
         })
     }
@@ -108,6 +116,9 @@ pub struct StepStats {
     pub pinned_logits: f64,
     /// How far the behaviour policies were from θ's on the batch.
     pub importance: ImportanceSpread,
+    /// The averaged network's cross-entropy on the states it trained on
+    /// this step (none where the run trains none, or it did not train).
+    pub average_loss: Option<f64>,
 }
 
 /// The R-NaD learner.
@@ -120,6 +131,7 @@ pub struct Learner {
     learning_rate: LearningRateSchedule,
     state: LearnerState,
     device: Device,
+    average: Option<AverageTrainer>,
 }
 
 impl Learner {
@@ -140,14 +152,34 @@ impl Learner {
             adam,
             learning_rate_scale: 1.0,
             rollbacks: 0,
+            average_network: None,
         };
         Learner::from_state(config, state, device)
     }
 
     /// A learner continuing from `state` (a checkpoint's), moved to
-    /// `device`.
-    pub fn from_state(config: &Config, state: LearnerState, device: &Device) -> Result<Learner> {
+    /// `device`; a run that trains an averaged network and finds none in
+    /// `state` starts one.
+    pub fn from_state(
+        config: &Config,
+        mut state: LearnerState,
+        device: &Device,
+    ) -> Result<Learner> {
         let r = &config.rnad;
+        let average = AverageTrainer::for_config(config, state.step);
+        state.average_network = match (&average, state.average_network.take()) {
+            (None, _) => None,
+            (Some(_), Some(kept)) => Some(kept),
+            (Some(_), None) => {
+                if state.step > 0 {
+                    tracing::warn!(
+                        step = state.step,
+                        "the checkpoint holds no averaged network: one starts now"
+                    );
+                }
+                Some(AverageNetwork::initial(config)?)
+            }
+        };
         let state = state.into_device(device)?;
         Ok(Learner {
             rnad: r.clone(),
@@ -160,6 +192,7 @@ impl Learner {
             learning_rate: LearningRateSchedule::from_config(r),
             state,
             device: device.clone(),
+            average,
         })
     }
 
@@ -192,7 +225,7 @@ impl Learner {
     /// One R-NaD step on `trajectories`, applied only where everything it
     /// computes is finite.
     pub fn step(&mut self, trajectories: &[Trajectory]) -> Result<Stepped> {
-        let (grads, stats, probe) = self.gradient(trajectories)?;
+        let (grads, mut stats, probe, visited) = self.gradient(trajectories)?;
         let s = &self.state;
         let skipped = |what: String| Ok(Stepped::Skipped(NonFinite { step: s.step, what }));
         for (loss, name) in [
@@ -244,6 +277,19 @@ impl Learner {
                 "θ's {output} on the batch's states after the update"
             ));
         }
+        let average_network = match (self.average.as_mut(), &s.average_network, visited) {
+            (Some(trainer), Some(network), Some(visited)) => {
+                trainer.offer(s.step, &visited);
+                match trainer.train(network, &self.device)? {
+                    Some((trained, average)) => {
+                        stats.average_loss = Some(average.loss);
+                        Some(trained)
+                    }
+                    None => Some(network.clone()),
+                }
+            }
+            (_, network, _) => network.clone(),
+        };
         self.state = LearnerState {
             step: s.step + 1,
             rolls,
@@ -255,14 +301,20 @@ impl Learner {
             adam,
             learning_rate_scale: s.learning_rate_scale,
             rollbacks: s.rollbacks,
+            average_network,
         };
         Ok(Stepped::Applied(stats))
     }
 
     /// Steps 1 to 5 on `trajectories`: θ's gradient of the loss (in
     /// [`rnad_common::net::NetShape::param_names`] order), what the step
-    /// measured, and a few of the batch's observations for the guard.
-    fn gradient(&self, trajectories: &[Trajectory]) -> Result<(Vec<Tensor>, StepStats, Tensor)> {
+    /// measured, a few of the batch's observations for the guard and,
+    /// where the run trains an averaged network, the batch's states with
+    /// θ_target's policy there.
+    fn gradient(
+        &self,
+        trajectories: &[Trajectory],
+    ) -> Result<(Vec<Tensor>, StepStats, Tensor, Option<BatchStates>)> {
         let mut batch = Batch::new(trajectories, self.players);
         batch.scale_rewards(self.rnad.reward_scale as f32);
         let n = batch.rows;
@@ -272,6 +324,7 @@ impl Learner {
         // Networks run once per distinct information state; rows gather.
         let (distinct, index) = batch.distinct_obs();
         let distinct_rows = distinct.len() / self.shape.input;
+        let kept_obs = self.average.is_some().then(|| distinct.clone());
         let obs = Tensor::from_vec(distinct, (distinct_rows, self.shape.input), &device)?;
         let index_t = Tensor::from_slice(&index, n, &device)?;
         let gather = |(logits, values): (Tensor, Tensor)| -> Result<(Tensor, Tensor)> {
@@ -290,7 +343,18 @@ impl Learner {
         let (logits, values) = gather((recorded.logits.clone(), recorded.values.clone()))?;
         let pi = legal_policy(&logits, &mask)?;
         let log_pi = legal_log_policy(&logits, &mask)?;
-        let (_, target_values) = forward(&self.state.target)?;
+        let (target_logits, target_values) = forward(&self.state.target)?;
+        let visited = match kept_obs {
+            Some(distinct_obs) => Some(BatchStates {
+                distinct_obs,
+                index: index.clone(),
+                legal: batch.legal.clone(),
+                target_policy: legal_policy(&target_logits, &mask)?
+                    .flatten_all()?
+                    .to_vec1::<f32>()?,
+            }),
+            None => None,
+        };
         let log_pi_reg = legal_log_policy(&forward(&self.state.reg)?.0, &mask)?;
 
         // 2. Entropy schedule (θ_reg' has weight 0 once α reaches 1).
@@ -351,9 +415,10 @@ impl Learner {
             alpha: point.alpha,
             pinned_logits,
             importance,
+            average_loss: None,
         };
         let probe = obs.narrow(0, 0, distinct_rows.min(PROBED_STATES))?;
-        Ok((grads, stats, probe))
+        Ok((grads, stats, probe, visited))
     }
 
     /// Value targets and q-values of every row, each from the v-trace of

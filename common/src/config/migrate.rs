@@ -41,6 +41,11 @@ const ADDED: &[AddedKey] = &[
     }),
     ("evaluation", "lbr_hands", || Value::Integer(1000)),
     ("training_log", "interval_steps", || Value::Integer(100)),
+    ("average_network", "reservoir_size", || Value::Integer(0)),
+    ("average_network", "horizon_steps", || Value::Integer(0)),
+    ("average_network", "offered_per_step", || Value::Integer(64)),
+    ("average_network", "batch_size", || Value::Integer(256)),
+    ("average_network", "learning_rate", || Value::Float(1e-3)),
 ];
 
 /// Brings an older config's tree up to today's keys: missing keys take the
@@ -53,11 +58,12 @@ pub fn migrate(
 ) -> Result<(), ConfigError> {
     for (section, key, value) in ADDED {
         // A missing section is left to the typed parse to name, except the
-        // training log's, which older files lack entirely.
+        // training log's and the averaged network's, which older files
+        // lack entirely.
         let table = match tree.get_mut(*section) {
             Some(Value::Table(table)) => table,
             Some(_) => continue,
-            None if *section == "training_log" => tree
+            None if *section == "training_log" || *section == "average_network" => tree
                 .entry(section.to_string())
                 .or_insert_with(|| Value::Table(Table::new()))
                 .as_table_mut()

@@ -25,8 +25,8 @@ use crate::net::TorsoKind;
 pub use checks::DEALS_RANGE;
 pub use keys::{KeyInfo, Resume};
 pub use sections::{
-    ActorConfig, Averaging, CheckpointConfig, Config, EvaluationConfig, EvaluationMode,
-    NetworkConfig, RnadConfig, TrainingLogConfig,
+    ActorConfig, AverageNetworkConfig, Averaging, CheckpointConfig, Config, EvaluationConfig,
+    EvaluationMode, NetworkConfig, RnadConfig, TrainingLogConfig,
 };
 
 /// A configuration that cannot be used, and which key is wrong.

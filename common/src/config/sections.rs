@@ -38,6 +38,8 @@ config_section! {
             checkpoint: CheckpointConfig;
             /// The training log (`training.jsonl`).
             training_log: TrainingLogConfig;
+            /// The averaged network (the `average_network` policy kind).
+            average_network: AverageNetworkConfig;
         }
     }
 }
@@ -194,6 +196,30 @@ config_section! {
     pub struct TrainingLogConfig {
         /// Learner steps between lines of training.jsonl.
         interval_steps: u64 => values: "positive integer", check: positive, resume: Operational;
+    }
+}
+
+config_section! {
+    /// The averaged network: a second network of the same shape, trained
+    /// by the learner to play the average of θ_target's policy over the
+    /// run at the states actors visit (the `average_network` policy kind;
+    /// `docs/rnad-update.md`).
+    pub struct AverageNetworkConfig {
+        /// Visited states (with θ_target's policy there) kept to train it
+        /// on: a weighted reservoir sample of all states offered.
+        reservoir_size: usize => values: "0 (no averaged network) or more", check: any, resume: Experiment;
+        /// A state offered at learner step t weighs e^(t/H) for this H (an
+        /// exponential average reaching back about H steps); 0 weighs every
+        /// step alike (the average of the whole run).
+        horizon_steps: u64 => values: "0 (the whole run) or more", check: any, resume: Experiment;
+        /// States of each learner batch offered to the reservoir.
+        offered_per_step: usize => values: "positive integer", check: positive, resume: Experiment;
+        /// States of one training step of the averaged network (one per
+        /// learner step), drawn from the reservoir.
+        batch_size: usize => values: "positive integer", check: positive, resume: Experiment;
+        /// Adam's learning rate for the averaged network (its other
+        /// settings are rnad's).
+        learning_rate: f64 => values: "positive number", check: positive, resume: Experiment;
     }
 }
 

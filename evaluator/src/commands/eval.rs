@@ -108,8 +108,12 @@ fn eval_checkpoint(
     }
     let tree = build_tree(&game)?;
     let inputs = NetworkInputs::new(&tree);
-    let mut reports = Vec::with_capacity(PolicyKind::OF_PARAMETERS.len());
-    for kind in PolicyKind::OF_PARAMETERS {
+    let mut kinds = PolicyKind::OF_PARAMETERS.to_vec();
+    if checkpoint.has_average_network() {
+        kinds.push(PolicyKind::AverageNetwork);
+    }
+    let mut reports = Vec::with_capacity(kinds.len());
+    for kind in kinds {
         let policy = checkpoint.policy(&tree, &inputs, kind)?;
         reports.push((kind, nash_conv(&tree, &policy)));
     }

@@ -59,7 +59,10 @@ const ERROR_SAMPLES: usize = 2_048;
 /// Runs `gain-train`.
 pub fn run(args: &GainTrainArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     let game = heads_up_poker_with_planes(&args.game)?;
-    if args.max_seconds.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
+    if args
+        .max_seconds
+        .is_some_and(|s| !(s.is_finite() && s > 0.0))
+    {
         return Err(EvaluatorError::Usage(
             "--max-seconds must be a positive number of seconds".into(),
         ));

@@ -190,6 +190,7 @@ mod tests {
                 target_postprocessed: target,
                 reg,
                 target_average: Some(average),
+                average_network: None,
             }),
             head_to_head: Vec::new(),
             lbr: None,

@@ -213,6 +213,6 @@ fn exact_evaluation_seconds(
     })?;
     let kinds = state.published();
     let all_policy_kinds_seconds =
-        timed(&mut || Ok(evaluator.evaluate(kinds, None).map(|_| ())?))?;
+        timed(&mut || Ok(evaluator.evaluate(kinds, None, None).map(|_| ())?))?;
     Ok((neural_nash_conv_seconds, all_policy_kinds_seconds))
 }

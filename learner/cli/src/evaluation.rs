@@ -58,7 +58,10 @@ impl Evaluate for LocalEvaluation {
     ) -> Result<Evaluated, EvaluateError> {
         let kinds = state.published();
         let timer = Instant::now();
-        let evaluation = self.evaluator.evaluate(kinds, state.step)?;
+        let average_network = state.average_network.as_ref().map(|a| &a.params);
+        let evaluation = self
+            .evaluator
+            .evaluate(kinds, average_network, state.step)?;
         self.metrics.record(
             &evaluation,
             self.evaluator.game(),

@@ -1,0 +1,301 @@
+//! The averaged network (`[average_network]`): distribution averaging, the
+//! table-free counterpart of the `target_average` policy kind. At every
+//! learner step a few of the batch's rows (states actors visited, with
+//! θ_target's policy there) are offered to a weighted reservoir; then one
+//! Adam step fits a second network of the run's shape to the policies the
+//! reservoir holds, by cross-entropy over the legal actions. Its policy at
+//! a state tends to the average of θ_target's policies there over the
+//! steps the reservoir samples, each state weighted by how often actors
+//! reach it (`docs/rnad-update.md` says how this relates to the own-reach
+//! weighting an average strategy needs). Only the policy head learns; the
+//! value head keeps its initial weights.
+//!
+//! Until the reservoir is full it holds every state offered, whatever its
+//! weight: the weights decide what it keeps once it has to choose.
+//!
+//! The reservoir is not checkpointed (on a Leduc run it is megabytes, on
+//! hold'em a gigabyte): a resumed run keeps the network and its Adam
+//! moments and refills the reservoir from the states it plays next.
+
+use candle_core::{Device, Result, Tensor};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rnad_common::config::{AverageNetworkConfig, Config};
+use rnad_common::net::{first_nonfinite, legal_policy, NetShape, ParamSet, RecordedForward};
+
+use crate::adam::{Adam, AdamSettings};
+use crate::reservoir::Reservoir;
+
+/// One visited state: the network's input, the legal actions (1 or 0) and
+/// θ_target's policy there.
+#[derive(Debug)]
+struct Visit {
+    obs: Vec<f32>,
+    legal: Vec<f32>,
+    policy: Vec<f32>,
+}
+
+/// The states of one learner batch, as the step saw them.
+#[derive(Debug)]
+pub struct BatchStates {
+    /// Distinct observations, `input` floats each.
+    pub distinct_obs: Vec<f32>,
+    /// Each row's distinct observation.
+    pub index: Vec<u32>,
+    /// Each row's legal actions, `actions` floats each.
+    pub legal: Vec<f32>,
+    /// θ_target's policy at each row, `actions` floats each.
+    pub target_policy: Vec<f32>,
+}
+
+/// What one training step of the averaged network did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AverageStep {
+    /// The cross-entropy of its policy against the drawn states' policies.
+    pub loss: f64,
+    /// States the reservoir holds.
+    pub reservoir: usize,
+}
+
+/// The averaged network and its Adam moments: learner state, kept in
+/// checkpoints.
+#[derive(Clone, Debug)]
+pub struct AverageNetwork {
+    /// Its parameters (the run's network shape).
+    pub params: ParamSet,
+    /// Adam's moments for them.
+    pub adam: Adam,
+}
+
+impl AverageNetwork {
+    /// The first averaged network of `config`'s run.
+    pub fn initial(config: &Config) -> Result<AverageNetwork> {
+        let params = ParamSet::init(&NetShape::for_config(config), config.seed ^ SEED_OFFSET)?;
+        let adam = Adam::new(&params, AdamSettings::from_config(&config.rnad))?;
+        Ok(AverageNetwork { params, adam })
+    }
+
+    /// The same network with every tensor on `device`.
+    pub fn into_device(self, device: &Device) -> Result<AverageNetwork> {
+        Ok(AverageNetwork {
+            params: self.params.to_device(device)?,
+            adam: self.adam.into_device(device)?,
+        })
+    }
+}
+
+/// Trains the averaged network alongside the learner: the reservoir of
+/// visited states and the random stream that fills and draws it.
+#[derive(Debug)]
+pub struct AverageTrainer {
+    settings: AverageNetworkConfig,
+    shape: NetShape,
+    reservoir: Reservoir<Visit>,
+    rng: ChaCha8Rng,
+}
+
+/// Where the averaged network's own random streams start (its initial
+/// weights, the reservoir's keys and draws), apart from θ's.
+const SEED_OFFSET: u64 = 0x00a7_e4a6_e000;
+
+impl AverageTrainer {
+    /// A trainer for `config`'s averaged network, none where the config
+    /// keeps no reservoir. A resumed run's stream starts at the step it
+    /// resumes from.
+    pub fn for_config(config: &Config, step: u64) -> Option<AverageTrainer> {
+        let settings = config.average_network.clone();
+        if settings.reservoir_size == 0 {
+            return None;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(config.seed ^ SEED_OFFSET);
+        rng.set_stream(step);
+        Some(AverageTrainer {
+            reservoir: Reservoir::new(settings.reservoir_size),
+            settings,
+            shape: NetShape::for_config(config),
+            rng,
+        })
+    }
+
+    /// Offers `offered_per_step` rows of `batch`, drawn at random, as seen
+    /// at learner step `step`.
+    pub fn offer(&mut self, step: u64, batch: &BatchStates) {
+        let (input, actions) = (self.shape.input, self.shape.actions);
+        let rows = batch.index.len();
+        if rows == 0 {
+            return;
+        }
+        let log_weight = match self.settings.horizon_steps {
+            0 => 0.0,
+            horizon => step as f64 / horizon as f64,
+        };
+        for _ in 0..self.settings.offered_per_step {
+            let row = self.rng.random_range(0..rows);
+            let obs_row = batch.index[row] as usize;
+            let cells = row * actions..(row + 1) * actions;
+            self.reservoir.offer(log_weight, &mut self.rng, || Visit {
+                obs: batch.distinct_obs[obs_row * input..(obs_row + 1) * input].to_vec(),
+                legal: batch.legal[cells.clone()].to_vec(),
+                policy: batch.target_policy[cells].to_vec(),
+            });
+        }
+    }
+
+    /// One Adam step of `network` towards the reservoir's policies on
+    /// `device`: the network after it, or none where the reservoir is empty
+    /// or something the step computed is not finite (the network then
+    /// stays as it was).
+    pub fn train(
+        &mut self,
+        network: &AverageNetwork,
+        device: &Device,
+    ) -> Result<Option<(AverageNetwork, AverageStep)>> {
+        let params = &network.params;
+        let drawn = self.reservoir.draw(self.settings.batch_size, &mut self.rng);
+        if drawn.is_empty() {
+            return Ok(None);
+        }
+        let (n, input, actions) = (drawn.len(), self.shape.input, self.shape.actions);
+        let gather = |field: fn(&Visit) -> &[f32]| -> Vec<f32> {
+            drawn
+                .iter()
+                .flat_map(|v| field(v).iter().copied())
+                .collect()
+        };
+        let obs = Tensor::from_vec(gather(|v| &v.obs), (n, input), device)?;
+        let mask = Tensor::from_vec(gather(|v| &v.legal), (n, actions), device)?;
+        let target = Tensor::from_vec(gather(|v| &v.policy), (n, actions), device)?;
+        let recorded = RecordedForward::record(&self.shape, params.tensors(), &obs)?;
+        // Cross-entropy −Σ p log π̄ over the legal actions, averaged over
+        // the drawn states; its gradient in the logits is (π̄ − p) / n.
+        let policy = legal_policy(&recorded.logits.detach(), &mask)?;
+        let log_policy = rnad_common::net::legal_log_policy(&recorded.logits.detach(), &mask)?;
+        let loss = f64::from(
+            (&target * &log_policy)?
+                .sum_all()?
+                .neg()?
+                .to_scalar::<f32>()?,
+        ) / n as f64;
+        let d_logits = ((policy - &target)? / n as f64)?;
+        let d_values = Tensor::zeros(n, candle_core::DType::F32, device)?;
+        let grads = recorded.parameter_gradients(&d_logits, &d_values)?;
+        if !loss.is_finite() || first_nonfinite(&grads)?.is_some() {
+            return Ok(None);
+        }
+        let mut adam = network.adam.clone();
+        let params = adam.step(params, &grads, self.settings.learning_rate)?;
+        if first_nonfinite(params.tensors())?.is_some() {
+            return Ok(None);
+        }
+        Ok(Some((
+            AverageNetwork { params, adam },
+            AverageStep {
+                loss,
+                reservoir: self.reservoir.len(),
+            },
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kuhn's network shape; two states told apart by their first inputs.
+    fn config(horizon_steps: u64) -> Config {
+        let mut config =
+            Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
+        config.average_network = AverageNetworkConfig {
+            // Full after 32 of the 600 steps' offers (weights only tell
+            // once it is full: until then it holds everything offered).
+            reservoir_size: 500,
+            horizon_steps,
+            offered_per_step: 16,
+            batch_size: 64,
+            learning_rate: 1e-2,
+        };
+        config
+    }
+
+    /// One learner batch: each of the two states visited once, with
+    /// θ_target's policy `first` at the first and `second` at the other.
+    fn batch(input: usize, first: [f32; 2], second: [f32; 2]) -> BatchStates {
+        let mut obs = vec![0.0; 2 * input];
+        obs[0] = 1.0;
+        obs[input + 1] = 1.0;
+        BatchStates {
+            distinct_obs: obs,
+            index: vec![0, 1],
+            legal: vec![1.0; 4],
+            target_policy: [first, second].concat(),
+        }
+    }
+
+    /// The network's policy at the two states.
+    fn policy(network: &AverageNetwork, shape: &NetShape) -> Vec<f32> {
+        let mut obs = vec![0.0f32; 2 * shape.input];
+        obs[0] = 1.0;
+        obs[shape.input + 1] = 1.0;
+        let obs = Tensor::from_vec(obs, (2, shape.input), &Device::Cpu).unwrap();
+        let legal =
+            Tensor::ones((2, shape.actions), candle_core::DType::F32, &Device::Cpu).unwrap();
+        rnad_common::net::PolicyValueNet::new(shape, network.params.tensors())
+            .unwrap()
+            .policy(&obs, &legal)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap()
+    }
+
+    /// 300 steps of one target policy, then 300 of another at the first
+    /// state (the second state's stays): the averaged network learns the
+    /// mean of the two where every step weighs alike, and the newer one
+    /// under a short horizon.
+    fn averaged_after_two_phases(horizon_steps: u64) -> Vec<f32> {
+        let config = config(horizon_steps);
+        let shape = NetShape::for_config(&config);
+        let mut trainer = AverageTrainer::for_config(&config, 0).unwrap();
+        let mut network = AverageNetwork::initial(&config).unwrap();
+        for step in 0..600u64 {
+            let first = if step < 300 { [0.9, 0.1] } else { [0.1, 0.9] };
+            trainer.offer(step, &batch(shape.input, first, [0.2, 0.8]));
+            let (trained, _) = trainer.train(&network, &Device::Cpu).unwrap().unwrap();
+            network = trained;
+        }
+        // The policies the reservoir holds, fitted to convergence.
+        for _ in 0..600 {
+            network = trainer.train(&network, &Device::Cpu).unwrap().unwrap().0;
+        }
+        policy(&network, &shape)
+    }
+
+    #[test]
+    fn equal_weights_learn_the_mean_policy_of_the_run() {
+        let policy = averaged_after_two_phases(0);
+        for (got, want) in policy.iter().zip([0.5, 0.5, 0.2, 0.8]) {
+            assert!((got - want).abs() < 0.03, "policy {policy:?}");
+        }
+    }
+
+    #[test]
+    fn a_short_horizon_learns_the_recent_policy() {
+        // Weights e^(t/20): the first phase weighs e^-15 of the second.
+        let policy = averaged_after_two_phases(20);
+        for (got, want) in policy.iter().zip([0.1, 0.9, 0.2, 0.8]) {
+            assert!((got - want).abs() < 0.03, "policy {policy:?}");
+        }
+    }
+
+    #[test]
+    fn an_empty_reservoir_trains_nothing() {
+        let config = config(0);
+        let mut trainer = AverageTrainer::for_config(&config, 0).unwrap();
+        let network = AverageNetwork::initial(&config).unwrap();
+        assert!(trainer.train(&network, &Device::Cpu).unwrap().is_none());
+        let mut off = config.clone();
+        off.average_network.reservoir_size = 0;
+        assert!(AverageTrainer::for_config(&off, 0).is_none());
+    }
+}

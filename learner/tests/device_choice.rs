@@ -1,0 +1,101 @@
+//! The device a learner is given (`--device`) reaches every tensor it
+//! creates, checked without a GPU: outside tests, the learner's code names
+//! the CPU only where it means the CPU (the default choice, and the copies
+//! it publishes to actors and evaluators, which compute there). Any other
+//! tensor it makes on the CPU would, on a GPU run, meet the GPU's tensors
+//! in one operation and stop the run (candle refuses mixed devices), the
+//! failure a CUDA run on an H200 found once in the publishing path.
+
+use std::path::{Path, PathBuf};
+
+/// Where the learner's code may name the CPU, and why.
+const CPU_ON_PURPOSE: [(&str, &str); 4] = [
+    ("resume.rs", "device: Device::Cpu,"),
+    (
+        "resume.rs",
+        "online: state.online.to_device(&Device::Cpu)?,",
+    ),
+    (
+        "resume.rs",
+        "target: state.target.to_device(&Device::Cpu)?,",
+    ),
+    ("resume.rs", "reg: state.reg.to_device(&Device::Cpu)?,"),
+];
+
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// The lines of `source` before its test module, if it has one.
+fn code_before_tests(source: &str) -> impl Iterator<Item = &str> {
+    source
+        .lines()
+        .take_while(|line| line.trim() != "#[cfg(test)]")
+}
+
+/// Lines outside tests that name the CPU device and are not in
+/// `CPU_ON_PURPOSE`, as "file: line".
+fn cpu_lines(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        // Test modules in files of their own (`rnad/tests.rs`).
+        if name == "tests.rs" {
+            continue;
+        }
+        let source = std::fs::read_to_string(&file).unwrap();
+        for line in code_before_tests(&source).map(str::trim) {
+            let on_purpose = CPU_ON_PURPOSE.contains(&(name.as_str(), line));
+            if (line.contains("Device::Cpu") || line.contains("Device::cpu")) && !on_purpose {
+                found.push(format!("{}: {line}", file.display()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_learner_creates_tensors_only_on_its_device() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let stray = cpu_lines(&src);
+    assert!(
+        stray.is_empty(),
+        "the learner makes tensors on the CPU whatever its device:\n{}",
+        stray.join("\n")
+    );
+    // Every allowed line is still there: a list of exceptions that no
+    // longer match would let the next one through unseen.
+    let resume = std::fs::read_to_string(src.join("resume.rs")).unwrap();
+    for (_, line) in CPU_ON_PURPOSE {
+        assert!(
+            code_before_tests(&resume).any(|l| l.trim() == line),
+            "resume.rs no longer has {line:?}: update CPU_ON_PURPOSE"
+        );
+    }
+}
+
+/// The check finds a tensor made on the CPU in learner code.
+#[test]
+fn a_tensor_made_on_the_cpu_is_found() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("device_choice");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("step.rs"),
+        "fn mask(n: usize) -> Tensor {\n    Tensor::zeros(n, DType::F32, &Device::Cpu).unwrap()\n}\n\
+         #[cfg(test)]\nmod tests {\n    fn cpu() { let _ = Device::Cpu; }\n}\n",
+    )
+    .unwrap();
+    let found = cpu_lines(&dir);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].ends_with("Tensor::zeros(n, DType::F32, &Device::Cpu).unwrap()"));
+}
