@@ -100,6 +100,13 @@ impl RunEvaluator {
                 average: None,
             });
         }
+        if !config.evaluation.panel_extra.is_empty() {
+            return Err(EvaluatorError::Usage(format!(
+                "evaluation.panel_extra joins the panel of games too large for a public tree \
+                 (hold'em, Daihinmin), not {}: leave it empty",
+                config.game
+            )));
+        }
         let kinds = KindEvaluator::new(game.clone(), shape)?;
         let judge = match config.evaluation.mode {
             EvaluationMode::Exact => Judge::Exact(kinds),
@@ -297,5 +304,48 @@ impl Evaluation {
             head_to_head: self.head_to_head.clone(),
             lbr: self.lbr.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(file: &str, text: &str) -> Config {
+        Config::from_toml(text, file).unwrap()
+    }
+
+    /// Extra panel players are checked when the evaluator is made: specs
+    /// that do not parse or load, and games whose panel is not played
+    /// state by state, are refused naming the key.
+    #[test]
+    fn extra_panel_players_are_refused_where_they_cannot_play() {
+        let holdem = config("holdem", include_str!("../../configs/holdem.toml"));
+        let shape = NetShape::for_config(&holdem);
+        for (spec, said) in [
+            ("nonsense:1", "evaluation.panel_extra: \"nonsense:1\""),
+            (
+                "gain:/nonexistent/gen1.safetensors",
+                "/nonexistent/gen1.safetensors",
+            ),
+        ] {
+            let mut config = holdem.clone();
+            config.evaluation.panel_extra = vec![spec.into()];
+            let error = RunEvaluator::new(&config, shape.clone(), None)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(error.contains(said), "{spec}: {error}");
+        }
+        let mut leduc = config("leduc", include_str!("../../configs/leduc.toml"));
+        leduc.evaluation.panel_extra = vec!["uniform".into()];
+        let error = RunEvaluator::new(&leduc, NetShape::for_config(&leduc), None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            error.contains("evaluation.panel_extra joins the panel"),
+            "{error}"
+        );
     }
 }

@@ -2,7 +2,8 @@
 //! public tree (hold'em, Daihinmin): the evaluated network plays, state by
 //! state, a panel (seed 004's heuristic and the uniform player in poker,
 //! the default player and random-sampling Monte-Carlo at 20 playouts in
-//! Daihinmin, uniform elsewhere) and the version evaluated before, in one
+//! Daihinmin, uniform elsewhere, and any `evaluation.panel_extra`) and the
+//! version evaluated before, in one
 //! seat with the opponent in all the others, on the same duplicate deals
 //! at every evaluation; and every `evaluation.lbr_interval_evaluations` evaluations
 //! (heads-up universal_poker) a local best response measures how much a
@@ -108,8 +109,18 @@ impl SampledPanel {
                 )))
             }
         };
+        let mut fixed = fixed_opponents(&config.game);
+        for spec in &e.panel_extra {
+            let player: PlayerSpec = spec.parse().map_err(|e| {
+                EvaluatorError::Usage(format!("evaluation.panel_extra: {spec:?}: {e}"))
+            })?;
+            // Made once here so that a file that does not load stops the
+            // run at its start, not at its first evaluation.
+            player.state_player(&config.game, config.seed)?;
+            fixed.push((spec.clone(), player));
+        }
         Ok(SampledPanel {
-            fixed: fixed_opponents(&config.game),
+            fixed,
             game,
             shape,
             previous: None,

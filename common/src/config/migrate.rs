@@ -40,6 +40,7 @@ const ADDED: &[AddedKey] = &[
         Value::Integer(0)
     }),
     ("evaluation", "lbr_hands", || Value::Integer(1000)),
+    ("evaluation", "panel_extra", || Value::Array(Vec::new())),
     ("training_log", "interval_steps", || Value::Integer(100)),
     ("average_network", "reservoir_size", || Value::Integer(0)),
     ("average_network", "horizon_steps", || Value::Integer(0)),

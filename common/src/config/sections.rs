@@ -178,6 +178,11 @@ config_section! {
         lbr_interval_evaluations: u64 => values: "0 (never) or more", check: any, resume: Operational;
         /// Hands of each local best response (LBR alternating seats).
         lbr_hands: usize => values: "positive integer", check: positive, resume: Operational;
+        /// Head-to-head mode: more opponents for the panel, as `match
+        /// --players` names players (gain:FILE for seed 004's network,
+        /// checkpoint:FILE:KIND, epsilon:N for Daihinmin, …), each in the
+        /// history under its spec.
+        panel_extra: Vec<String> => values: "a list of player specs, e.g. [\"gain:gen1.safetensors\"]", check: any, resume: Operational;
     }
 }
 

@@ -557,8 +557,9 @@ fn head_to_head_mode_plays_the_panel_and_its_interval_covers_the_exact_value() {
 }
 
 /// Hold'em, too large for a public tree, is judged state by state: the
-/// trained network against seed 004's heuristic player, the uniform player
-/// and its previous version on fixed duplicate deals, and every second
+/// trained network against seed 004's heuristic player, the uniform player,
+/// a player the config adds (`evaluation.panel_extra`) and its previous
+/// version on fixed duplicate deals, and every second
 /// evaluation a local best response; the history and a real scrape of the
 /// run's metrics say the same.
 #[test]
@@ -582,6 +583,7 @@ fn holdem_is_judged_by_its_panel_and_local_best_responses() {
     config.evaluation.deals = 50;
     config.evaluation.lbr_interval_evaluations = 2;
     config.evaluation.lbr_hands = 20;
+    config.evaluation.panel_extra = vec!["raise".into()];
     let port = free_port();
     let shutdown = Shutdown::new();
     let runner = {
@@ -622,14 +624,14 @@ fn holdem_is_judged_by_its_panel_and_local_best_responses() {
             .map(|h| h.opponent.as_str())
             .collect();
         let expected: &[&str] = if i == 0 {
-            &["heuristic", "uniform"]
+            &["heuristic", "uniform", "raise"]
         } else {
-            &["heuristic", "uniform", "previous"]
+            &["heuristic", "uniform", "raise", "previous"]
         };
         assert_eq!(opponents, expected, "{entry:?}");
         if i > 0 {
             let previous = entries[i - 1].learner_step;
-            assert_eq!(entry.head_to_head[2].opponent_step, Some(previous));
+            assert_eq!(entry.head_to_head[3].opponent_step, Some(previous));
         }
         for h in &entry.head_to_head {
             assert!(h.mean.is_finite() && h.ci95 > 0.0 && h.deals == 50, "{h:?}");
@@ -659,6 +661,8 @@ fn holdem_is_judged_by_its_panel_and_local_best_responses() {
         "opponent=\"heuristic\"",
     );
     assert!(heuristic.is_some_and(f64::is_finite), "{page}");
+    let added = rnad_tests::labelled(&page, "rnad_evaluator_head_to_head", "opponent=\"raise\"");
+    assert!(added.is_some_and(f64::is_finite), "{page}");
 
     // Its checkpoint plays in `match` and `lbr` as a network, state by
     // state; the average, which needs a public tree, is refused saying so.
