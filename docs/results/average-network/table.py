@@ -1,0 +1,26 @@
+"""Prints, for each seed's history in this folder, the exact NashConv of
+θ_target, its post-processed policy, the tabular target_average and the
+averaged network at evaluations near every MINUTES minutes of training, as
+a markdown table. Usage: python3 table.py [MINUTES]"""
+import json
+import pathlib
+import sys
+
+every = 60 * float(sys.argv[1] if len(sys.argv) > 1 else 2)
+here = pathlib.Path(__file__).parent
+print("| seed | minute | step | target | target_postprocessed | target_average (table) | average_network |")
+print("|---:|---:|---:|---:|---:|---:|---:|")
+for history in sorted(here.glob("seed-*/history.jsonl")):
+    seed = history.parent.name.split("-")[1]
+    entries = [json.loads(line) for line in history.read_text().splitlines()]
+    mark = 0.0
+    for i, e in enumerate(entries):
+        last = i == len(entries) - 1
+        if e["wall_seconds"] + 1e-9 < mark and not last:
+            continue
+        mark = e["wall_seconds"] - e["wall_seconds"] % every + every
+        n = e["nash_conv"]
+        print(
+            f"| {seed} | {e['wall_seconds'] / 60:.1f} | {e['learner_step']:,} | {n['target']:.3f} "
+            f"| {n['target_postprocessed']:.3f} | {n['target_average']:.3f} | {n['average_network']:.3f} |"
+        )
