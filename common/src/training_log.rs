@@ -24,6 +24,10 @@ pub struct TrainingRecord {
     pub loss_value: f64,
     /// Mean NeuRD loss over the interval's steps.
     pub loss_neurd: f64,
+    /// Mean cross-entropy of the averaged network on the states it
+    /// trained on (`[average_network]`); absent where the run trains none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_average_network: Option<f64>,
     /// Mean fraction of the batches' legal logits held at NeuRD's
     /// threshold (centred |logit| ≥ `rnad.beta_neurd`); older logs lack it.
     #[serde(default)]

@@ -18,6 +18,8 @@ pub struct TrainingLog {
     steps: u64,
     loss_value: f64,
     loss_neurd: f64,
+    /// The averaged network's losses: their sum and how many steps had one.
+    loss_average_network: (f64, u64),
     pinned_logits: f64,
     /// The largest importance weight of the interval.
     importance_max: f64,
@@ -39,6 +41,7 @@ impl TrainingLog {
             steps: 0,
             loss_value: 0.0,
             loss_neurd: 0.0,
+            loss_average_network: (0.0, 0),
             pinned_logits: 0.0,
             importance_max: 0.0,
             importance_mean_abs_log_sum: 0.0,
@@ -54,6 +57,10 @@ impl TrainingLog {
         self.steps += 1;
         self.loss_value += stats.loss_value;
         self.loss_neurd += stats.loss_neurd;
+        if let Some(loss) = stats.average_loss {
+            self.loss_average_network.0 += loss;
+            self.loss_average_network.1 += 1;
+        }
         self.pinned_logits += stats.pinned_logits;
         self.importance_max = self.importance_max.max(stats.importance.max);
         self.importance_mean_abs_log_sum += stats.importance.mean_abs_log;
@@ -88,6 +95,10 @@ impl TrainingLog {
             steps: self.steps,
             loss_value: self.loss_value / steps,
             loss_neurd: self.loss_neurd / steps,
+            loss_average_network: match self.loss_average_network {
+                (_, 0) => None,
+                (sum, count) => Some(sum / count as f64),
+            },
             pinned_logits: self.pinned_logits / steps,
             importance_weight_max: self.importance_max,
             importance_weight_mean_abs_log: self.importance_mean_abs_log_sum / steps,

@@ -182,6 +182,12 @@ fn training_on_kuhn_trains_the_averaged_network() {
     );
     let kept = saved(&dir, 3000, &config).state.average_network.unwrap();
     assert_eq!(kept.adam.count, 3000);
+    // Its loss is in the training log: a cross-entropy, at least the
+    // entropy of the policies it fits, so positive.
+    let training = std::fs::read_to_string(dir.join("training.jsonl")).unwrap();
+    let last: serde_json::Value = serde_json::from_str(training.lines().last().unwrap()).unwrap();
+    let loss = last["loss_average_network"].as_f64().unwrap();
+    assert!(loss > 0.0 && loss < 1.0, "{last}");
 }
 
 /// The card torso on OpenSpiel's default universal_poker (two players,
