@@ -192,7 +192,12 @@ impl Trainer<'_> {
             self.write_training_log(&mut log, learner, started);
         }
         let step = learner.state().step;
-        if last_eval.0 != step {
+        // A run that reached its step limit is judged where it ended; one
+        // stopped by a signal is not: a scheduler's grace period (30 s in
+        // Kubernetes) can be shorter than an evaluation, and the checkpoint
+        // is what must not be lost. The resumed run's next evaluation
+        // covers it.
+        if last_eval.0 != step && !shutdown.is_cancelled() {
             last = self.evaluate(learner, started)?.or(last);
         }
         let checkpoint = self.save(learner, started)?;

@@ -475,6 +475,35 @@ fn three_steps_within_a_minute(config: Config) -> u64 {
     summary.step
 }
 
+/// A run stopped by a signal saves its checkpoint at once, without the
+/// final evaluation a run that reaches its step limit makes: the
+/// checkpoint must land within a scheduler's grace period.
+#[test]
+fn a_stopped_run_saves_its_checkpoint_without_a_last_evaluation() {
+    let dir = scratch("stopped_without_evaluation");
+    let mut config = kuhn_config(&dir);
+    config.evaluation.interval_steps = 1_000_000;
+    let shutdown = Shutdown::new();
+    let stopper = {
+        let shutdown = shutdown.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(2));
+            shutdown.cancel();
+        })
+    };
+    let summary = run_local(config, LocalOptions::default(), &shutdown).unwrap();
+    stopper.join().unwrap();
+    assert!(summary.step > 0, "it trained before the stop");
+    let entries = history(&dir);
+    let steps: Vec<u64> = entries.iter().map(|e| e.learner_step).collect();
+    assert_eq!(steps, [0], "only the initial policy is evaluated");
+    assert_eq!(
+        summary.checkpoint,
+        checkpoint::path_for(&dir.join("checkpoints"), summary.step)
+    );
+    assert!(summary.checkpoint.is_file());
+}
+
 #[test]
 fn only_the_newest_checkpoints_are_kept() {
     let dir = scratch("checkpoint_rotation");
