@@ -1,13 +1,14 @@
 """Prints, for each seed's history in this folder, the exact NashConv of
 θ_target, its post-processed policy, the tabular target_average and the
 averaged network at evaluations near every MINUTES minutes of training, as
-a markdown table. Usage: python3 table.py [MINUTES]"""
+a markdown table. Usage: python3 table.py [MINUTES [FOLDER]] (FOLDER holds
+seed-N/history.jsonl; default this folder)."""
 import json
 import pathlib
 import sys
 
 every = 60 * float(sys.argv[1] if len(sys.argv) > 1 else 2)
-here = pathlib.Path(__file__).parent
+here = pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else pathlib.Path(__file__).parent
 print("| seed | minute | step | target | target_postprocessed | target_average (table) | average_network |")
 print("|---:|---:|---:|---:|---:|---:|---:|")
 for history in sorted(here.glob("seed-*/history.jsonl")):
