@@ -21,7 +21,9 @@ use candle_core::{Device, Result, Tensor};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_common::config::{AverageNetworkConfig, Config};
-use rnad_common::net::{first_nonfinite, legal_policy, NetShape, ParamSet, RecordedForward};
+use rnad_common::net::{
+    first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, RecordedForward,
+};
 
 use crate::adam::{Adam, AdamSettings};
 use crate::reservoir::Reservoir;
@@ -46,15 +48,6 @@ pub struct BatchStates {
     pub legal: Vec<f32>,
     /// θ_target's policy at each row, `actions` floats each.
     pub target_policy: Vec<f32>,
-}
-
-/// What one training step of the averaged network did.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AverageStep {
-    /// The cross-entropy of its policy against the drawn states' policies.
-    pub loss: f64,
-    /// States the reservoir holds.
-    pub reservoir: usize,
 }
 
 /// The averaged network and its Adam moments: learner state, kept in
@@ -142,14 +135,14 @@ impl AverageTrainer {
     }
 
     /// One Adam step of `network` towards the reservoir's policies on
-    /// `device`: the network after it, or none where the reservoir is empty
-    /// or something the step computed is not finite (the network then
-    /// stays as it was).
+    /// `device`: the network after it and the step's cross-entropy, or none
+    /// where the reservoir is empty or something the step computed is not
+    /// finite (the network then stays as it was).
     pub fn train(
         &mut self,
         network: &AverageNetwork,
         device: &Device,
-    ) -> Result<Option<(AverageNetwork, AverageStep)>> {
+    ) -> Result<Option<(AverageNetwork, f64)>> {
         let params = &network.params;
         let drawn = self.reservoir.draw(self.settings.batch_size, &mut self.rng);
         if drawn.is_empty() {
@@ -168,8 +161,9 @@ impl AverageTrainer {
         let recorded = RecordedForward::record(&self.shape, params.tensors(), &obs)?;
         // Cross-entropy −Σ p log π̄ over the legal actions, averaged over
         // the drawn states; its gradient in the logits is (π̄ − p) / n.
-        let policy = legal_policy(&recorded.logits.detach(), &mask)?;
-        let log_policy = rnad_common::net::legal_log_policy(&recorded.logits.detach(), &mask)?;
+        let logits = recorded.logits.detach();
+        let policy = legal_policy(&logits, &mask)?;
+        let log_policy = legal_log_policy(&logits, &mask)?;
         let loss = f64::from(
             (&target * &log_policy)?
                 .sum_all()?
@@ -187,13 +181,7 @@ impl AverageTrainer {
         if first_nonfinite(params.tensors())?.is_some() {
             return Ok(None);
         }
-        Ok(Some((
-            AverageNetwork { params, adam },
-            AverageStep {
-                loss,
-                reservoir: self.reservoir.len(),
-            },
-        )))
+        Ok(Some((AverageNetwork { params, adam }, loss)))
     }
 }
 

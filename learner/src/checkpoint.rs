@@ -86,13 +86,13 @@ pub fn save(
         ("reg_prev", &state.reg_prev),
         ("adam_nu", &nu),
     ];
-    let average_nu = state
+    let average_network = state
         .average_network
         .as_ref()
-        .map(|a| ParamSet::from_tensors(a.adam.nu.clone()));
-    if let (Some(average), Some(average_nu)) = (&state.average_network, &average_nu) {
-        sets.push((AVERAGE_NETWORK, &average.params));
-        sets.push((AVERAGE_NETWORK_NU, average_nu));
+        .map(|a| (&a.params, ParamSet::from_tensors(a.adam.nu.clone())));
+    if let Some((params, nu)) = &average_network {
+        sets.push((AVERAGE_NETWORK, params));
+        sets.push((AVERAGE_NETWORK_NU, nu));
     }
     let path = path_for(dir, state.step);
     format::write(&path, &shape, &sets, average, &meta).map_err(checkpoint_error)?;
@@ -124,19 +124,20 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
     }
     let shape = NetShape::for_config(config);
     let set = |kind: &str| file.params(&shape, kind).map_err(checkpoint_error);
-    let adam = Adam {
-        settings: AdamSettings::from_config(&config.rnad),
-        nu: set("adam_nu")?.tensors().to_vec(),
-        count: meta.adam_count,
+    let adam = |nu: &str, count: u64| -> Result<Adam, LearnerError> {
+        Ok(Adam {
+            settings: AdamSettings::from_config(&config.rnad),
+            nu: set(nu)?.tensors().to_vec(),
+            count,
+        })
     };
     let average_network = if file.has_params(AVERAGE_NETWORK) {
         Some(AverageNetwork {
             params: set(AVERAGE_NETWORK)?,
-            adam: Adam {
-                settings: AdamSettings::from_config(&config.rnad),
-                nu: set(AVERAGE_NETWORK_NU)?.tensors().to_vec(),
-                count: meta.average_network_adam_count.unwrap_or(0),
-            },
+            adam: adam(
+                AVERAGE_NETWORK_NU,
+                meta.average_network_adam_count.unwrap_or(0),
+            )?,
         })
     } else {
         None
@@ -149,7 +150,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
         target: set("target")?,
         reg: set("reg")?,
         reg_prev: set("reg_prev")?,
-        adam,
+        adam: adam("adam_nu", meta.adam_count)?,
         learning_rate_scale: meta.learning_rate_scale,
         rollbacks: meta.rollbacks,
         average_network,

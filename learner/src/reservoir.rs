@@ -73,16 +73,6 @@ impl<T> Reservoir<T> {
         }
     }
 
-    /// How many items it holds.
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    /// Whether it holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
     /// `count` items drawn uniformly with replacement from those held
     /// (none if it is empty).
     pub fn draw(&self, count: usize, rng: &mut impl rand::Rng) -> Vec<&T> {
@@ -114,7 +104,7 @@ mod tests {
             for i in 0..offered {
                 reservoir.offer(0.0, &mut rng, || i);
             }
-            assert_eq!(reservoir.len(), capacity);
+            assert_eq!(reservoir.heap.len(), capacity);
             for keyed in reservoir.heap.as_slice() {
                 kept[keyed.item] += 1;
             }

@@ -281,8 +281,8 @@ impl Learner {
             (Some(trainer), Some(network), Some(visited)) => {
                 trainer.offer(s.step, &visited);
                 match trainer.train(network, &self.device)? {
-                    Some((trained, average)) => {
-                        stats.average_loss = Some(average.loss);
+                    Some((trained, loss)) => {
+                        stats.average_loss = Some(loss);
                         Some(trained)
                     }
                     None => Some(network.clone()),
@@ -344,15 +344,12 @@ impl Learner {
         let pi = legal_policy(&logits, &mask)?;
         let log_pi = legal_log_policy(&logits, &mask)?;
         let (target_logits, target_values) = forward(&self.state.target)?;
-        let visited = match kept_obs {
-            Some(distinct_obs) => Some(BatchStates {
-                distinct_obs,
-                index: index.clone(),
-                legal: batch.legal.clone(),
-                target_policy: legal_policy(&target_logits, &mask)?
+        let target_policy = match kept_obs {
+            Some(_) => Some(
+                legal_policy(&target_logits, &mask)?
                     .flatten_all()?
                     .to_vec1::<f32>()?,
-            }),
+            ),
             None => None,
         };
         let log_pi_reg = legal_log_policy(&forward(&self.state.reg)?.0, &mask)?;
@@ -418,6 +415,16 @@ impl Learner {
             average_loss: None,
         };
         let probe = obs.narrow(0, 0, distinct_rows.min(PROBED_STATES))?;
+        // The batch's rows go to the averaged network whole; it picks the
+        // few it offers.
+        let visited = kept_obs
+            .zip(target_policy)
+            .map(|(distinct_obs, target_policy)| BatchStates {
+                distinct_obs,
+                index,
+                legal: batch.legal,
+                target_policy,
+            });
         Ok((grads, stats, probe, visited))
     }
 
