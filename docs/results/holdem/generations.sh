@@ -14,6 +14,10 @@
 # training step of 32 decisions costs about half a second, a match
 # decision of a network about 10 ms). HANDS=2000 STEPS=200
 # TABLE_DEALS=200 LBR_HANDS=200 checks the pipeline in minutes.
+# GEN1=FILE starts from a generation 1 trained elsewhere (such as
+# card-gpu/gen1.safetensors, seed 004's sizes on a GPU) instead of
+# training one; LBR_HANDS=0 skips LBR (about 10 s a decision against a
+# network on a core).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 hands=${HANDS:-200000}
@@ -32,9 +36,13 @@ play() { # log, players, deals, seed
     "$evaluator" match --game holdem --players "$2" --deals "$3" --seed "$4" --log "$1" --json > /dev/null
 }
 
-play "$out/gen1.log" heuristic,heuristic $((hands / 2)) 41
-"$evaluator" gain-train --game holdem --log "$out/gen1.log" --out "$out/gen1.safetensors" \
-    --steps "$steps" --generation 1 --seed 1
+if [ -n "${GEN1:-}" ]; then
+    cp "$GEN1" "$out/gen1.safetensors"
+else
+    play "$out/gen1.log" heuristic,heuristic $((hands / 2)) 41
+    "$evaluator" gain-train --game holdem --log "$out/gen1.log" --out "$out/gen1.safetensors" \
+        --steps "$steps" --generation 1 --seed 1
+fi
 for g in $(seq 2 "$generations"); do
     newest="gain:$out/gen$((g - 1)).safetensors"
     opponents=(heuristic)
@@ -61,6 +69,7 @@ for i in "${!players[@]}"; do
     done
 done
 mv "$out/table.jsonl.tmp" "$out/table.jsonl"
+[ "$lbr_hands" -gt 0 ] || exit 0
 : > "$out/lbr.jsonl.tmp"
 for g in $(seq 1 "$generations"); do
     printf '{"generation":%d,"report":' "$g" >> "$out/lbr.jsonl.tmp"

@@ -210,6 +210,17 @@ enum Command {
         /// Runs at once. Default: one per core.
         #[arg(long)]
         jobs: Option<usize>,
+        /// Run only the run with this index (0-based, in `--list`'s order),
+        /// as one task of a scheduler's array (a Kubernetes Indexed Job,
+        /// a Slurm job array); once every run has reached the budget, the
+        /// task that sees it writes the summary.
+        #[arg(long, conflicts_with = "list")]
+        index: Option<usize>,
+        /// Print every run, one line each (its index, settings and seed, and
+        /// run directory), and exit: a scheduler's array has one task per
+        /// line.
+        #[arg(long)]
+        list: bool,
     },
     /// Measure learner steps/s, decisions/s (learner alone, one actor
     /// alone, the whole local run) and one neural-policy NashConv; write
@@ -312,12 +323,14 @@ impl Cli {
                 max_steps,
                 out,
                 jobs,
+                index,
+                list,
             } => sweep::refuse_reserved("--set", set.overrides.iter().map(|o| o.key.as_str()))
                 .and_then(|()| Ok(Config::load(&config)?.with_overrides(&set.overrides)?))
                 .and_then(|base| {
                     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
                     let jobs = jobs.unwrap_or(cores).max(1);
-                    run_sweep(SweepOptions {
+                    let options = SweepOptions {
                         base,
                         seeds,
                         grids,
@@ -325,7 +338,13 @@ impl Cli {
                         out,
                         jobs,
                         program: std::env::current_exe().map_err(|e| CliError::io(&config, e))?,
-                    })
+                    };
+                    let only = if list {
+                        SweepPart::List
+                    } else {
+                        index.map_or(SweepPart::All, SweepPart::One)
+                    };
+                    run_sweep(options, only)
                 }),
             Command::Bench {
                 config,
@@ -406,9 +425,55 @@ fn local(
     Ok(())
 }
 
-fn run_sweep(options: SweepOptions) -> Result<(), CliError> {
+/// What of a sweep one command does.
+enum SweepPart {
+    /// Every run, then the summary.
+    All,
+    /// The run of this index, then the summary if every run is done.
+    One(usize),
+    /// Print the runs.
+    List,
+}
+
+fn run_sweep(options: SweepOptions, part: SweepPart) -> Result<(), CliError> {
     let shutdown = Shutdown::on_signals();
     let runs = sweep::plan(&options)?;
+    let runs = match part {
+        SweepPart::List => {
+            for (index, run) in runs.iter().enumerate() {
+                println!("{index}\t{}\t{}", run.name(), run.config.run_dir.display());
+            }
+            return Ok(());
+        }
+        SweepPart::All => runs,
+        SweepPart::One(index) => {
+            let Some(run) = runs.get(index) else {
+                return Err(CliError::Usage(format!(
+                    "--index {index}: the sweep has {} runs (0 to {}; --list shows them)",
+                    runs.len(),
+                    runs.len().saturating_sub(1)
+                )));
+            };
+            tracing::info!("sweep run {index} of {}: {}", runs.len(), run.name());
+            if sweep::run_all(&options, std::slice::from_ref(run), &shutdown)?
+                == SweepOutcome::Interrupted
+            {
+                return Ok(());
+            }
+            for other in &runs {
+                let step = sweep::reached_step(other)?;
+                if step < options.max_steps {
+                    tracing::info!(
+                        "{} is at step {step} of {}: the task that finishes last writes the summary",
+                        other.name(),
+                        options.max_steps
+                    );
+                    return Ok(());
+                }
+            }
+            return write_sweep_summary(&options, &runs);
+        }
+    };
     tracing::info!(
         "sweep: {} runs ({} combinations x {} seeds) to step {}, {} at a time, in {}",
         runs.len(),
@@ -421,7 +486,12 @@ fn run_sweep(options: SweepOptions) -> Result<(), CliError> {
     if sweep::run_all(&options, &runs, &shutdown)? == SweepOutcome::Interrupted {
         return Ok(());
     }
-    let (md, csv) = sweep::summarise(&options, &runs)?;
+    write_sweep_summary(&options, &runs)
+}
+
+/// Writes the summary of `runs`, prints it and says where it is.
+fn write_sweep_summary(options: &SweepOptions, runs: &[sweep::SweepRun]) -> Result<(), CliError> {
+    let (md, csv) = sweep::summarise(options, runs)?;
     print!(
         "{}",
         std::fs::read_to_string(&md).map_err(|e| CliError::io(&md, e))?

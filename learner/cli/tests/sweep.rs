@@ -423,3 +423,63 @@ fn grids_over_any_keys_run_their_product_in_directories_named_by_settings() {
         );
     }
 }
+
+/// A scheduler's array of tasks: `--list` gives one line per run, each
+/// `--index` task runs its run alone (the same evaluations as in a whole
+/// sweep), only the task that finds every run done writes the summary, and
+/// an index past the end is refused.
+#[test]
+fn indexed_tasks_run_one_run_each_and_the_last_writes_the_summary() {
+    let root = scratch("indexed");
+    let config = write_config(&root);
+    let out = root.join("out");
+    let task = |extra: &[&str]| {
+        sweep_command(&config, &out, "none,ema", "3", 20)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+
+    let list = task(&["--list"]);
+    assert!(list.status.success(), "{}", text(&list));
+    let lines: Vec<String> = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with("0\trnad.averaging=none seed 3\t"),
+        "{lines:?}"
+    );
+    assert!(lines[1].ends_with("rnad.averaging=ema/seed-3"), "{lines:?}");
+    assert!(
+        !out.join("rnad.averaging=none").exists(),
+        "listing runs nothing"
+    );
+
+    let second = task(&["--index", "1"]);
+    assert!(second.status.success(), "{}", text(&second));
+    assert!(!out.join("summary.md").exists(), "run 0 is not done yet");
+    assert!(!out.join("rnad.averaging=none/seed-3").exists());
+    let first = task(&["--index", "0"]);
+    assert!(first.status.success(), "{}", text(&first));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("| averaging=ema | 1 | 20 |"), "{md}");
+    assert!(md.contains("| averaging=none | 1 | 20 |"), "{md}");
+
+    let whole = root.join("whole");
+    let output = sweep(&config, &whole, "ema", "3", 20);
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(
+        curve(&whole.join("rnad.averaging=ema/seed-3")),
+        curve(&out.join("rnad.averaging=ema/seed-3"))
+    );
+
+    let past = task(&["--index", "2"]);
+    assert_eq!(past.status.code(), Some(2), "{}", text(&past));
+    assert!(
+        text(&past).contains("--index 2: the sweep has 2 runs (0 to 1"),
+        "{}",
+        text(&past)
+    );
+}
