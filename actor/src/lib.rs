@@ -2,6 +2,7 @@
 //! forward pass of the policy network per step, finished games shipped to
 //! the learner as [`rnad_common::trajectory::Trajectory`] values.
 
+pub mod cli;
 pub mod metrics;
 pub mod selfplay;
 pub mod worker;

@@ -1,51 +1,16 @@
 //! `rnad-actor`: a self-play actor process for an rnad learner.
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
 use rand::RngExt;
+use rnad_actor::cli::Cli;
 use rnad_actor::metrics::ActorMetrics;
 use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{run, WorkerOptions};
-use rnad_common::logging::{self, Failure, LogFormat};
+use rnad_common::logging::{self, Failure};
 use rnad_common::proto::handshake::Token;
 use rnad_common::shutdown::Shutdown;
-
-/// An rnad self-play actor: plays batched games with the learner's latest
-/// parameters and ships them to it. Gets the game and network from the
-/// learner; retries with capped backoff whenever the learner is away;
-/// SIGINT/SIGTERM exits 0.
-#[derive(Debug, Parser)]
-#[command(name = "rnad-actor", version)]
-struct Cli {
-    /// The learner's address (HOST:PORT).
-    #[arg(long)]
-    learner: String,
-    /// Where to serve Prometheus metrics (/metrics), e.g. 0.0.0.0:9101.
-    #[arg(long)]
-    metrics: Option<SocketAddr>,
-    /// Concurrent games, advanced by one batched forward pass per step.
-    /// Default: the run's actors.games_per_actor, from the learner.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    games: Option<u64>,
-    /// Seed of the actor's generator, for a reproducible actor. Default: a
-    /// fresh seed from the operating system's entropy (logged at start), so
-    /// scaled or restarted replicas never share random numbers.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Finished games per submit. Default: as many as it plays at once.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    submit_every: Option<u64>,
-    /// File holding the token the learner requires (default: the
-    /// RNAD_TOKEN environment variable; none if unset).
-    #[arg(long)]
-    token_file: Option<PathBuf>,
-    /// Log format: text or json.
-    #[arg(long, env = "RNAD_LOG_FORMAT", default_value_t = LogFormat::Text)]
-    log_format: LogFormat,
-}
 
 /// mimalloc instead of the system allocator: candle allocates and soon
 /// frees a buffer of up to hundreds of kilobytes for every tensor

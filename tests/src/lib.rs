@@ -7,6 +7,7 @@
 //! cargo builds them before running any test).
 
 pub mod cluster;
+pub mod manifests;
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
@@ -331,42 +332,37 @@ pub fn history(path: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Names PromQL knows itself: functions, aggregations and keywords.
-const PROMQL_WORDS: &[&str] = &[
+/// PromQL's keywords and aggregations (which may have `by (...)` before
+/// their `(`). Functions are told by the `(` after them: a metric name is
+/// never followed by one.
+const PROMQL_KEYWORDS: &[&str] = &[
+    "and",
+    "or",
+    "unless",
+    "offset",
+    "bool",
     "sum",
     "avg",
     "min",
     "max",
     "count",
-    "rate",
-    "irate",
-    "increase",
-    "changes",
-    "resets",
-    "delta",
-    "deriv",
-    "histogram_quantile",
+    "group",
+    "stddev",
+    "stdvar",
+    "topk",
+    "bottomk",
+    "quantile",
+    "count_values",
+];
+
+/// Keywords followed by a list of labels, not of expressions.
+const PROMQL_LABEL_LISTS: &[&str] = &[
     "by",
     "without",
     "on",
     "ignoring",
     "group_left",
     "group_right",
-    "and",
-    "or",
-    "unless",
-    "offset",
-    "bool",
-    "topk",
-    "bottomk",
-    "quantile",
-    "abs",
-    "clamp_min",
-    "clamp_max",
-    "time",
-    "vector",
-    "scalar",
-    "label_replace",
 ];
 
 /// The metric names a PromQL expression reads: every identifier outside
@@ -411,9 +407,10 @@ pub fn promql_metric_names(expr: &str) -> Vec<String> {
                     }
                 }
                 let word = &expr[i..end];
-                if word == "by" || word == "without" {
+                let called = expr[end..].trim_start().starts_with('(');
+                if PROMQL_LABEL_LISTS.contains(&word) {
                     grouping = true;
-                } else if !grouping && !PROMQL_WORDS.contains(&word) {
+                } else if !grouping && !called && !PROMQL_KEYWORDS.contains(&word) {
                     names.push(word.to_string());
                 }
             }
@@ -466,6 +463,12 @@ mod tests {
         assert_eq!(
             promql_metric_names("rate(a_sum[5m]) / rate(a_count[5m])"),
             ["a_sum", "a_count"]
+        );
+        assert_eq!(
+            promql_metric_names(
+                "time() - max(b) > 1 or absent(c) unless on (job) group_left(x) d * bool e"
+            ),
+            ["b", "c", "d", "e"]
         );
     }
 }

@@ -11,6 +11,7 @@ use rnad_tests::cluster::{
     learner_step, newest_checkpoint, restart_evaluator, start_actor, start_evaluator,
     start_evaluator_with, start_learner, wait_for_steps, Learner, LONG, SHORT,
 };
+use rnad_tests::manifests::documents;
 use rnad_tests::{
     dashboard_queries, free_port, history, labelled, local, promql_metric_names, sample,
     sample_names, scrape, scratch, wait_for, workspace, Process,
@@ -141,7 +142,7 @@ fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
     assert!(sample(&evaluator_text, "rnad_evaluator_evaluated_step").unwrap() > 0.0);
     assert!(sample(&evaluator_text, "rnad_evaluator_eval_seconds_count").unwrap() > 0.0);
     let panel_text = panel_plays_every_opponent(&panel, panel_metrics, &panel_history);
-    dashboard_reads_only_exported_metrics(&[
+    dashboard_and_alerts_read_only_exported_metrics(&[
         &learner_text,
         &actor_text,
         &evaluator_text,
@@ -272,23 +273,34 @@ fn every_metrics_page_passes_promtool() {
     }
 }
 
-/// Every metric the Grafana dashboard queries is on one of the live pages
-/// (or is `up`, which Prometheus itself records per target).
-fn dashboard_reads_only_exported_metrics(pages: &[&str]) {
+/// Every metric the Grafana dashboard queries and the alerts read (the
+/// compose Prometheus's rules and the Kubernetes PrometheusRule, generated
+/// from them) is on one of the live pages (or is `up`, which Prometheus
+/// itself records per target).
+fn dashboard_and_alerts_read_only_exported_metrics(pages: &[&str]) {
     let mut exported = std::collections::BTreeSet::from(["up".to_string()]);
     for page in pages {
         exported.extend(sample_names(page));
     }
-    let queries = dashboard_queries();
-    assert!(queries.len() >= 10, "{queries:?}");
-    for query in &queries {
-        let names = promql_metric_names(query);
-        assert!(!names.is_empty(), "{query} reads no metric");
-        for name in names {
-            assert!(
-                exported.contains(&name),
-                "the dashboard's {query:?} reads {name}, which no process exports"
-            );
+    let alerts = std::fs::read_to_string(workspace().join("docker/prometheus/alerts.yml")).unwrap();
+    let alerts: Vec<String> = documents(&alerts)[0]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["rules"].as_array().unwrap())
+        .map(|r| r["expr"].as_str().unwrap().to_string())
+        .collect();
+    for (what, queries) in [("dashboard", dashboard_queries()), ("alerts", alerts)] {
+        assert!(queries.len() >= 8, "{what}: {queries:?}");
+        for query in &queries {
+            let names = promql_metric_names(query);
+            assert!(!names.is_empty(), "{query} reads no metric");
+            for name in names {
+                assert!(
+                    exported.contains(&name),
+                    "the {what} query {query:?} reads {name}, which no process exports"
+                );
+            }
         }
     }
 }

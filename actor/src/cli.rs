@@ -1,0 +1,43 @@
+//! `rnad-actor`'s command line, in the library so that deployments can be
+//! checked against it (`tests/tests/kubernetes.rs` parses every container's
+//! arguments with it).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Parser;
+use rnad_common::logging::LogFormat;
+
+/// An rnad self-play actor: plays batched games with the learner's latest
+/// parameters and ships them to it. Gets the game and network from the
+/// learner; retries with capped backoff whenever the learner is away;
+/// SIGINT/SIGTERM exits 0.
+#[derive(Debug, Parser)]
+#[command(name = "rnad-actor", version)]
+pub struct Cli {
+    /// The learner's address (HOST:PORT).
+    #[arg(long)]
+    pub learner: String,
+    /// Where to serve Prometheus metrics (/metrics), e.g. 0.0.0.0:9101.
+    #[arg(long)]
+    pub metrics: Option<SocketAddr>,
+    /// Concurrent games, advanced by one batched forward pass per step.
+    /// Default: the run's actors.games_per_actor, from the learner.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub games: Option<u64>,
+    /// Seed of the actor's generator, for a reproducible actor. Default: a
+    /// fresh seed from the operating system's entropy (logged at start), so
+    /// scaled or restarted replicas never share random numbers.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Finished games per submit. Default: as many as it plays at once.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub submit_every: Option<u64>,
+    /// File holding the token the learner requires (default: the
+    /// RNAD_TOKEN environment variable; none if unset).
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+    /// Log format: text or json.
+    #[arg(long, env = "RNAD_LOG_FORMAT", default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
