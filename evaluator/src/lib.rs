@@ -6,7 +6,8 @@
 //! ([`run_eval`]) and the service that evaluates a running learner
 //! ([`watch`]); the players of matches ([`players`]), seed 002's reduction
 //! experiment ([`reduction`]), and reading, grouping, summarising and
-//! plotting sets of runs ([`experiments`]). The `rnad-evaluator` binary
+//! plotting sets of runs ([`experiments`]), and runs as TensorBoard event
+//! files ([`tensorboard`]). The `rnad-evaluator` binary
 //! wraps these in its commands ([`commands`]).
 
 pub mod checkpoint_policy;
@@ -25,4 +26,5 @@ pub mod policy_average;
 pub mod reduction;
 pub mod run_eval;
 pub mod sampled_panel;
+pub mod tensorboard;
 pub mod watch;

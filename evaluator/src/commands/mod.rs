@@ -15,6 +15,7 @@ pub mod reduction;
 pub mod replay_average;
 pub mod replay_log;
 pub mod solve;
+pub mod tensorboard;
 pub mod watch;
 
 use std::io::Write;
@@ -90,6 +91,10 @@ pub enum Command {
     /// Seed 004's learning: a convolutional network fitted to the chips
     /// every decision of some hand-history logs won, for `gain:FILE`.
     GainTrain(gain_train::GainTrainArgs),
+    /// A run directory's training.jsonl and history.jsonl as TensorBoard
+    /// event files, one scalar tag per column; --follow keeps converting as
+    /// the run writes them.
+    Tensorboard(tensorboard::TensorboardArgs),
 }
 
 impl Cli {
@@ -111,6 +116,7 @@ impl Cli {
             Command::ReplayLog(args) => replay_log::run(args, out),
             Command::Lbr(args) => lbr::run(args, out),
             Command::GainTrain(args) => gain_train::run(args, out),
+            Command::Tensorboard(args) => tensorboard::run(args, out),
         }
     }
 }

@@ -1,0 +1,91 @@
+//! `rnad-evaluator tensorboard`: a run directory's `training.jsonl` and
+//! `history.jsonl` as TensorBoard event files, once or following the run
+//! as it goes (`--follow`, until SIGINT/SIGTERM).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use rnad_common::shutdown::Shutdown;
+
+use super::emit;
+use crate::error::EvaluatorError;
+use crate::tensorboard::EventStream;
+
+/// Arguments of `tensorboard`.
+#[derive(Debug, Args)]
+pub struct TensorboardArgs {
+    /// The run directory (training.jsonl, history.jsonl).
+    pub run: PathBuf,
+    /// Where the event files go: OUT/training and OUT/evaluation, two runs
+    /// to TensorBoard (`tensorboard --logdir OUT`). Default:
+    /// RUN/tensorboard. Each conversion rewrites the event files it owns.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Keep following the files as the run writes them, until SIGINT or
+    /// SIGTERM.
+    #[arg(long)]
+    pub follow: bool,
+    /// Seconds between looks at the files when following (0.1 to 3600).
+    #[arg(long, default_value_t = 5.0)]
+    pub interval: f64,
+}
+
+/// Runs `tensorboard`.
+pub fn run(args: &TensorboardArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
+    if !(0.1..=3600.0).contains(&args.interval) {
+        return Err(EvaluatorError::Usage(format!(
+            "--interval {}: must be between 0.1 and 3600 seconds",
+            args.interval
+        )));
+    }
+    if !args.run.is_dir() {
+        return Err(EvaluatorError::Usage(format!(
+            "{}: no such run directory",
+            args.run.display()
+        )));
+    }
+    let sources = ["training.jsonl", "history.jsonl"].map(|f| args.run.join(f));
+    if !args.follow && !sources.iter().any(|s| s.exists()) {
+        return Err(EvaluatorError::Usage(format!(
+            "{}: neither training.jsonl nor history.jsonl is there (give --follow to wait for them)",
+            args.run.display()
+        )));
+    }
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.run.join("tensorboard"));
+    let [training, history] = sources;
+    let mut streams = [
+        EventStream::new(training, &dir.join("training")),
+        EventStream::new(history, &dir.join("evaluation")),
+    ];
+    let shutdown = Shutdown::on_signals();
+    loop {
+        for stream in &mut streams {
+            let added = stream.convert_new_lines()?;
+            if added > 0 && args.follow {
+                tracing::info!("{} events added to {}", added, stream.target().display());
+            }
+        }
+        if !args.follow || shutdown.sleep(Duration::from_secs_f64(args.interval)) {
+            break;
+        }
+    }
+    for stream in &streams {
+        emit(
+            out,
+            &format!(
+                "{} events in {}",
+                stream.events(),
+                stream.target().display()
+            ),
+        )?;
+    }
+    emit(
+        out,
+        &format!("view with: tensorboard --logdir {}", dir.display()),
+    )
+}
