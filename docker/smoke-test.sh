@@ -17,8 +17,17 @@
 #     every dashboard panel (variables as "All") to Prometheus's query API,
 #     each of which must return data over the last 15 minutes; then scales
 #     actors to 1 and checks the learner keeps stepping;
-#  5. tears everything down (containers, networks, volumes, the engine) even
-#     when a step fails.
+#  5. deploys docker/swarm-stack.yml on a one-node swarm of the same engine
+#     (`docker swarm init`, `docker stack deploy`, the token as a Docker
+#     secret) and checks that the learner steps, Prometheus scrapes the
+#     learner, three actors and the evaluator, the evaluator writes its
+#     history into the learner's run directory, the learner and evaluator
+#     are pinned to the runs node, the overlay network is encrypted, and no
+#     port is published or answers on the host's external address;
+#  6. tears everything down (containers, networks, volumes, the swarm, the
+#     engine) even when a step fails.
+#
+# The image's binaries are checked for debug sections (none).
 #
 # Talks to containers only through ports published on 127.0.0.1. Needs root,
 # docker.io, debootstrap, curl, prometheus (Debian packages), Compose v2
@@ -37,6 +46,8 @@ command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
+command -v ss >/dev/null 2>&1 || missing+=(iproute2)
+command -v objcopy >/dev/null 2>&1 || missing+=(binutils)
 if [ "${#missing[@]}" -gt 0 ]; then
     step "apt-get install ${missing[*]}"
     apt-get update -qq
@@ -50,11 +61,29 @@ export DOCKER_BUILDKIT=0
 docker_cli=/usr/bin/docker
 compose="$work/compose/docker-compose"
 project=rnadsmoke
+stack=rnadswarm
+# Both stack files insist on it; no Grafana runs here.
+export GRAFANA_ADMIN_PASSWORD=unused-in-the-smoke-test
 
 teardown() {
     status=$?
     set +e
     if [ -S "$work/docker.sock" ]; then
+        if [ "$("$docker_cli" info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null)" = active ]; then
+            if [ "$status" -ne 0 ]; then
+                echo "-- swarm services --" >&2
+                "$docker_cli" service ls >&2
+                for service in learner actor evaluator prometheus; do
+                    "$docker_cli" service logs --tail 20 "${stack}_$service" >&2
+                done
+            fi
+            "$docker_cli" stack rm "$stack" >/dev/null 2>&1
+            for _ in $(seq 1 60); do
+                [ -z "$("$docker_cli" ps -q)" ] && break
+                sleep 0.5
+            done
+            "$docker_cli" swarm leave --force >/dev/null 2>&1
+        fi
         if [ "$status" -ne 0 ] && [ -x "$compose" ]; then
             echo "-- container logs (last lines) --" >&2
             "$compose" -p "$project" -f docker/docker-compose.yml logs --tail 20 >&2
@@ -102,11 +131,31 @@ debootstrap --variant=minbase bookworm "$work/rootfs" http://deb.debian.org/debi
 tar -C "$work/rootfs" -c . | "$docker_cli" import - "$base_tag" >/dev/null
 rm -rf "$work/rootfs"
 
-step "building the release binaries"
+step "building the release binaries, stripped of debug information into target/docker-bin"
 cargo build --release --quiet -p rnad-learner-cli -p rnad-actor -p rnad-evaluator
+mkdir -p target/docker-bin
+for binary in rnad-learner rnad-actor rnad-evaluator; do
+    objcopy --strip-debug "target/release/$binary" "target/docker-bin/$binary"
+    echo "   $binary: $(du -m "target/release/$binary" | cut -f1) MB -> $(du -m "target/docker-bin/$binary" | cut -f1) MB"
+done
 
 step "building rnad:smoke (Dockerfile target prebuilt)"
 "$docker_cli" build --quiet -f docker/Dockerfile --target prebuilt -t rnad:smoke . >/dev/null
+
+step "the image's binaries carry no debug information"
+image_bin="$work/image-bin"
+mkdir -p "$image_bin"
+container=$("$docker_cli" create rnad:smoke)
+for binary in rnad-learner rnad-actor rnad-evaluator; do
+    "$docker_cli" cp "$container:/usr/local/bin/$binary" "$image_bin/$binary"
+    # .debug_gdb_scripts is loaded with the program (a pointer to Rust's
+    # pretty-printers), not debug information.
+    if readelf -S --wide "$image_bin/$binary" | grep -Eq ' \.debug_(info|line|abbrev|str|ranges|rnglists|loclists|aranges) '; then
+        fail "$binary in the image has debug sections"
+    fi
+done
+"$docker_cli" rm "$container" >/dev/null
+echo "   ok: no debug information in rnad-learner, rnad-actor, rnad-evaluator"
 
 step "building rnad-smoke/prometheus from $(command -v prometheus)"
 mkdir -p "$work/prometheus"
@@ -123,7 +172,7 @@ EOF
 # --- the stack ------------------------------------------------------------
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 export RNAD_IMAGE=rnad:smoke PROMETHEUS_IMAGE=rnad-smoke/prometheus
-export RNAD_CONFIG=kuhn.toml GRAFANA_ADMIN_PASSWORD=unused-in-the-smoke-test
+export RNAD_CONFIG=kuhn.toml
 # Actors and the evaluator only get through with the learner's token.
 export RNAD_TOKEN="smoke-$RANDOM$RANDOM"
 LEARNER_METRICS_PORT=$(free_port); EVALUATOR_METRICS_PORT=$(free_port); PROMETHEUS_PORT=$(free_port)
@@ -241,5 +290,77 @@ up 1
 wait_until 60 "Prometheus to see 1 actor" actors_discovered 1
 now=$(metric "$LEARNER_METRICS_PORT" rnad_learner_step)
 wait_until 60 "the learner to keep stepping past $now" steps_above "$now"
+
+# --- the swarm stack --------------------------------------------------------
+step "compose down; a one-node swarm with docker/swarm-stack.yml"
+"$compose" -p "$project" -f docker/docker-compose.yml down --volumes --remove-orphans --timeout 30 >/dev/null
+"$docker_cli" swarm init --advertise-addr 127.0.0.1 >/dev/null
+"$docker_cli" node update --label-add rnad.runs=true "$("$docker_cli" node ls -q)" >/dev/null
+printf 'swarm-%s%s' "$RANDOM" "$RANDOM" | "$docker_cli" secret create rnad-token - >/dev/null
+# No Grafana image here: its service is kept at 0 replicas.
+cat >"$work/swarm-smoke.yml" <<EOF
+version: "3.8"
+services:
+  grafana:
+    deploy:
+      replicas: 0
+EOF
+ACTORS=3 "$docker_cli" stack deploy -c docker/swarm-stack.yml -c "$work/swarm-smoke.yml" "$stack" >/dev/null
+
+task_container() { # task_container SERVICE → a running container of it
+    "$docker_cli" ps -q --filter "label=com.docker.swarm.service.name=${stack}_$1" | head -1
+}
+http_inside() { # http_inside SERVICE PORT PATH → the body, fetched inside the container
+    local id
+    id=$(task_container "$1")
+    [ -n "$id" ] || return 1
+    "$docker_cli" exec "$id" bash -c "exec 3<>/dev/tcp/127.0.0.1/$2 && printf 'GET $3 HTTP/1.0\r\nHost: x\r\n\r\n' >&3 && cat <&3" 2>/dev/null \
+        | sed '1,/^\r*$/d'
+}
+swarm_step() { http_inside learner 9100 /metrics | awk '$1 == "rnad_learner_step" { print $2 }'; }
+swarm_steps_above() {
+    local now
+    now=$(swarm_step)
+    [ -n "$now" ] && awk -v a="$now" -v b="$1" 'BEGIN { exit !(a > b) }'
+}
+wait_until 180 "the swarm learner to take steps (actors present the secret's token)" swarm_steps_above 0
+swarm_targets_up() {
+    http_inside prometheus 9090 "/api/v1/targets?state=active" | python3 -c '
+import json, sys
+targets = json.load(sys.stdin)["data"]["activeTargets"]
+up = {j: sum(1 for t in targets if t["labels"]["job"] == j and t["health"] == "up") for j in ("learner", "actor", "evaluator")}
+sys.exit(0 if up == {"learner": 1, "actor": 3, "evaluator": 1} else 1)'
+}
+wait_until 120 "Prometheus in the swarm to scrape the learner, 3 actors and the evaluator" swarm_targets_up
+history_written() {
+    local id lines
+    id=$(task_container evaluator)
+    [ -n "$id" ] || return 1
+    lines=$("$docker_cli" exec "$id" bash -c 'wc -l < /var/lib/rnad/runs/experiment/history.jsonl' 2>/dev/null)
+    [ "${lines:-0}" -ge 1 ]
+}
+wait_until 120 "the evaluator's history in the learner's run directory" history_written
+
+step "the swarm stack publishes nothing, pins the run, encrypts, uses the secret"
+for service in learner actor evaluator prometheus grafana; do
+    ports=$("$docker_cli" service inspect --format '{{json .Endpoint.Ports}}' "${stack}_$service")
+    [ "$ports" = null ] || [ "$ports" = "[]" ] || fail "$service publishes $ports"
+done
+for service in learner evaluator; do
+    "$docker_cli" service inspect --format '{{json .Spec.TaskTemplate.Placement.Constraints}}' "${stack}_$service" \
+        | grep -q 'node.labels.rnad.runs == true' || fail "$service is not pinned to the runs node"
+done
+[ "$("$docker_cli" network inspect --format '{{index .Options "encrypted"}}' "${stack}_rnad")" = true ] \
+    || fail "the overlay network is not encrypted"
+"$docker_cli" service inspect --format '{{json .Spec.TaskTemplate.ContainerSpec.Secrets}}' "${stack}_actor" \
+    | grep -q '"SecretName":"rnad-token"' || fail "actors do not get the token secret"
+external=$(ip -4 -o addr show scope global | awk '{ split($4, a, "/"); print a[1]; exit }')
+for port in 7000 9100 9101 9102 9090 3000; do
+    if [ -n "$external" ] && timeout 2 bash -c "exec 3<>/dev/tcp/$external/$port" 2>/dev/null; then
+        fail "port $port answers on the host's external address $external"
+    fi
+    [ -z "$(ss -Hltn "sport = :$port")" ] || fail "something listens on port $port on the host: $(ss -Hltn "sport = :$port")"
+done
+echo "   ok: no port published, none answering on ${external:-(no external address)}"
 
 step "passed"

@@ -1,5 +1,6 @@
 //! Static checks of the Docker deployment with the tools that read these
-//! files for real: Debian's `docker-compose config`, `promtool check
+//! files for real: Debian's `docker-compose config` (on the compose file
+//! and on the swarm stack), `promtool check
 //! config` and `promtool test rules` on the alerts, hadolint on the
 //! Dockerfile, and the Grafana dashboard against
 //! the JSON schema generated from Grafana's published types
@@ -13,6 +14,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use rnad_tests::manifests::documents;
 use rnad_tests::workspace;
 
 fn run(program: &str, args: &[&str], envs: &[(&str, &str)]) -> Output {
@@ -71,6 +73,82 @@ fn compose_file_is_valid_and_needs_the_grafana_password() {
         "{}",
         text(&output)
     );
+}
+
+const SWARM: &str = "docker/swarm-stack.yml";
+
+/// The swarm stack as docker-compose resolves it (anchors merged,
+/// variables filled in), with `extra` files on top.
+fn resolved_swarm_stack(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["-f", SWARM];
+    for file in extra {
+        args.extend(["-f", file]);
+    }
+    args.push("config");
+    let output = run(
+        "docker-compose",
+        &args,
+        &[("GRAFANA_ADMIN_PASSWORD", "secret")],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    documents(&String::from_utf8(output.stdout).unwrap()).remove(0)
+}
+
+/// The swarm stack publishes nothing, pins the learner and the evaluator
+/// (and the services with volumes) to the runs node, encrypts its overlay
+/// network, and hands every rnad process the token as a Docker secret; the
+/// publishing addition opens Grafana alone, in host mode.
+#[test]
+#[ignore = "needs docker-compose: run docker/install-check-tools.sh, then cargo test --workspace --release -- --ignored"]
+fn swarm_stack_publishes_nothing_pins_the_run_and_encrypts() {
+    let stack = resolved_swarm_stack(&[]);
+    let services = stack["services"].as_object().unwrap();
+    assert_eq!(services.len(), 5, "{services:?}");
+    for (name, service) in services {
+        assert!(
+            service["ports"].is_null(),
+            "{name} publishes {}",
+            service["ports"]
+        );
+        assert_eq!(service["deploy"]["endpoint_mode"], "dnsrr", "{name}");
+        let pinned = service["deploy"]["placement"]["constraints"]
+            .as_array()
+            .is_some_and(|c| c.contains(&"node.labels.rnad.runs == true".into()));
+        let has_volume = !service["volumes"].is_null();
+        assert_eq!(
+            pinned, has_volume,
+            "{name}: pinned exactly when it keeps a volume"
+        );
+        let command = service["command"].to_string();
+        if command.contains("rnad-") {
+            assert!(
+                command.contains("--token-file=/run/secrets/rnad-token"),
+                "{name}: {command}"
+            );
+            assert_eq!(service["secrets"][0]["source"], "rnad-token", "{name}");
+        }
+    }
+    for name in ["learner", "evaluator"] {
+        assert!(
+            !services[name]["volumes"].is_null(),
+            "{name} keeps the runs volume"
+        );
+    }
+    assert_eq!(
+        stack["networks"]["rnad"]["driver_opts"]["encrypted"],
+        "true"
+    );
+    assert_eq!(stack["secrets"]["rnad-token"]["external"], true);
+
+    let published = resolved_swarm_stack(&["docker/swarm-publish.yml"]);
+    for (name, service) in published["services"].as_object().unwrap() {
+        if name == "grafana" {
+            assert_eq!(service["ports"][0]["mode"], "host", "{}", service["ports"]);
+            assert_eq!(service["ports"][0]["target"], 3000);
+        } else {
+            assert!(service["ports"].is_null(), "{name}");
+        }
+    }
 }
 
 #[test]
