@@ -92,6 +92,10 @@ pub enum Failure {
     Usage,
     /// The command could not do its work: exit status 1.
     Fatal,
+    /// The work was stopped before its end and the same command resumes it
+    /// (a sweep task stopped by a signal): exit status 75 (`EX_TEMPFAIL`),
+    /// so that a scheduler runs it again rather than count it done.
+    Unfinished,
 }
 
 /// Reports a command's error on stderr, as a log event where the filter
@@ -107,6 +111,7 @@ pub fn report_failure(error: &dyn fmt::Display, failure: Failure) -> std::proces
     std::process::ExitCode::from(match failure {
         Failure::Usage => 2,
         Failure::Fatal => 1,
+        Failure::Unfinished => 75,
     })
 }
 

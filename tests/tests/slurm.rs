@@ -1,10 +1,13 @@
 //! The Slurm scripts (`deploy/slurm`) run for real on one machine, with
 //! stand-ins for `srun`, `scontrol` and `sbatch` (`tests/slurm-shim`) that
-//! run every step as local processes on 127.0.0.1: a job trains, Slurm's
-//! SIGTERM before the time limit makes the learner checkpoint and the job
-//! requeue itself, the requeued job resumes from the run directory and
-//! ends at its step budget; a sweep runs as a job array, one run a task,
-//! and the last task writes the summary.
+//! run every step as local processes on 127.0.0.1 (and, like srun, kill a
+//! step's tasks when srun gets SIGTERM): a job trains; Slurm's SIGUSR1
+//! before the time limit makes the learner checkpoint and the job requeue
+//! itself; the requeued job resumes, and a SIGTERM to the whole batch step
+//! (preemption, `scancel --batch --signal=TERM`) checkpoints without a
+//! requeue; the next start ends at its step budget. A sweep runs as a job
+//! array, one run a task, and the last task writes the summary; a task
+//! signalled at its time limit checkpoints and requeues itself.
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -59,10 +62,17 @@ impl BatchJob {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Slurm's `--signal=B:TERM@...`: SIGTERM to the batch shell alone.
-    fn signal_the_batch_shell(&self) {
+    /// Slurm's `--signal=B:USR1@...`: SIGUSR1 to the batch shell alone.
+    fn time_limit_is_near(&self) {
         // SAFETY: kill(2) on our own child's pid has no memory effects.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGUSR1) };
+    }
+
+    /// `scancel --batch --signal=TERM`, or preemption: SIGTERM to the
+    /// batch shell and every process it started.
+    fn terminate_the_batch_step(&self) {
+        // SAFETY: as above, on the group the child leads.
+        unsafe { libc::kill(-(self.child.id() as libc::pid_t), libc::SIGTERM) };
     }
 
     fn wait(&mut self, timeout: Duration) -> ExitStatus {
@@ -117,7 +127,7 @@ fn slurm_log(dir: &Path) -> String {
 }
 
 #[test]
-fn a_job_checkpoints_at_the_time_limit_requeues_and_resumes_to_its_budget() {
+fn a_job_checkpoints_at_the_time_limit_requeues_resumes_and_ends_at_its_budget() {
     let dir = scratch("slurm-job");
     let config = kuhn_config(&dir);
     let port = free_port();
@@ -156,27 +166,32 @@ fn a_job_checkpoints_at_the_time_limit_requeues_and_resumes_to_its_budget() {
         "the evaluator's metrics"
     );
     let log = slurm_log(&dir);
-    assert_eq!(log.matches("srun ").count(), 3, "{log}");
+    assert_eq!(
+        log.matches("srun ").count(),
+        1,
+        "actors alone are an srun step: {log}"
+    );
     assert!(
         log.contains("srun 1 x rnad-actor --learner=127.0.0.1:"),
         "{log}"
     );
 
-    job.signal_the_batch_shell();
+    let signalled_at = learner_step(metrics[0]);
+    job.time_limit_is_near();
     let status = job.wait(SHORT * 2);
     let output = job.output();
     assert!(status.success(), "{status}\n{output}");
-    assert!(
-        output.contains("the learner saves a checkpoint"),
-        "{output}"
-    );
+    assert!(output.contains("the time limit is near"), "{output}");
     assert!(
         slurm_log(&dir).contains("requeue 42"),
         "{}",
         slurm_log(&dir)
     );
-    let saved = newest_checkpoint(&dir.join("run/checkpoints")).expect("a checkpoint at SIGTERM");
-    assert!(saved > 300, "{saved}");
+    let saved = newest_checkpoint(&dir.join("run/checkpoints")).expect("a checkpoint");
+    assert!(
+        saved >= signalled_at,
+        "checkpoint {saved}, signalled at {signalled_at}"
+    );
 
     let token = dir.join("run.token");
     let text = std::fs::read_to_string(&token).unwrap();
@@ -215,23 +230,55 @@ fn a_job_checkpoints_at_the_time_limit_requeues_and_resumes_to_its_budget() {
         ]
     );
 
-    // The requeued job: same run directory and token, a budget 300 steps
-    // past the checkpoint; it resumes and ends by itself, not requeued.
-    let budget = saved + 300;
+    // The requeued job resumes; preempted (SIGTERM to the batch step), it
+    // saves a checkpoint and is not requeued by the script.
     let mut env = env;
     env.push(("SLURM_RESTART_COUNT", "1".into()));
-    env.push(("RNAD_MAX_STEPS", budget.to_string()));
     let mut job = BatchJob::start(
         "deploy/slurm/rnad.sbatch",
         &[],
         &env,
         &dir.join("job-2.log"),
     );
-    let status = job.wait(LONG);
+    wait_for(
+        &format!("the resumed learner past step {}", saved + 200),
+        LONG,
+        || (learner_step(metrics[0]) > saved + 200).then_some(()),
+        || job.output(),
+    );
+    let signalled_at = learner_step(metrics[0]);
+    job.terminate_the_batch_step();
+    let status = job.wait(SHORT * 2);
     let output = job.output();
     assert!(status.success(), "{status}\n{output}");
     assert!(output.contains("(restart 1)"), "{output}");
     assert!(output.contains("resuming from"), "{output}");
+    assert!(output.contains("no requeue from here"), "{output}");
+    assert_eq!(
+        slurm_log(&dir).matches("requeue").count(),
+        1,
+        "{}",
+        slurm_log(&dir)
+    );
+    let saved = newest_checkpoint(&dir.join("run/checkpoints")).unwrap();
+    assert!(
+        saved >= signalled_at,
+        "checkpoint {saved}, signalled at {signalled_at}"
+    );
+
+    // Started again with a budget 300 steps past the checkpoint, it ends by
+    // itself there, not requeued.
+    let budget = saved + 300;
+    env.push(("RNAD_MAX_STEPS", budget.to_string()));
+    let mut job = BatchJob::start(
+        "deploy/slurm/rnad.sbatch",
+        &[],
+        &env,
+        &dir.join("job-3.log"),
+    );
+    let status = job.wait(LONG);
+    let output = job.output();
+    assert!(status.success(), "{status}\n{output}");
     assert!(output.contains("the learner exited with 0"), "{output}");
     assert_eq!(
         slurm_log(&dir).matches("requeue").count(),
@@ -248,6 +295,13 @@ fn a_job_checkpoints_at_the_time_limit_requeues_and_resumes_to_its_budget() {
         text,
         "the token is kept"
     );
+}
+
+/// The learner's step from its metrics page (0 before it answers).
+fn learner_step(port: u16) -> u64 {
+    scrape(port)
+        .and_then(|t| sample(&t, "rnad_learner_step"))
+        .map_or(0, |s| s as u64)
 }
 
 /// Kuhn in lockstep, evaluated and checkpointed every 10 steps.
@@ -332,7 +386,56 @@ fn a_sweep_runs_as_a_job_array_and_the_last_task_summarises() {
     );
 }
 
-/// Both scripts ask Slurm for SIGTERM to the batch shell before the time
+/// A sweep task near its time limit: the run saves a checkpoint, the
+/// task exits 75 (unfinished) and requeues itself.
+#[test]
+fn a_sweep_task_at_its_time_limit_checkpoints_and_requeues() {
+    let dir = scratch("slurm-sweep-limit");
+    let config = sweep_config(&dir);
+    let out = dir.join("out");
+    let env = [
+        (
+            "SLURM_SHIM_LOG",
+            dir.join("slurm.log").display().to_string(),
+        ),
+        ("SLURM_JOB_ID", "9".into()),
+        ("SLURM_ARRAY_JOB_ID", "8".into()),
+        ("SLURM_ARRAY_TASK_ID", "1".into()),
+    ];
+    let args = [
+        "--config",
+        config.to_str().unwrap(),
+        "--seeds",
+        "0,1",
+        "--max-steps",
+        "100000000",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let mut task = BatchJob::start(
+        "deploy/slurm/sweep.sbatch",
+        &args,
+        &env,
+        &dir.join("task.log"),
+    );
+    let run = out.join("seed-1");
+    wait_for(
+        "the task's run to evaluate",
+        LONG,
+        || (history(&run.join("history.jsonl")).len() >= 3).then_some(()),
+        || task.output(),
+    );
+    task.time_limit_is_near();
+    let status = task.wait(SHORT);
+    let output = task.output();
+    assert_eq!(status.code(), Some(75), "{output}");
+    assert!(output.contains("requeueing 8_1"), "{output}");
+    assert_eq!(slurm_log(&dir).trim(), "requeue 8_1");
+    assert!(newest_checkpoint(&run.join("checkpoints")).is_some_and(|s| s > 0));
+    assert!(!out.join("seed-0").exists(), "task 1 runs seed 1 alone");
+}
+
+/// Both scripts ask Slurm for SIGUSR1 to the batch shell before the time
 /// limit and for requeueing.
 #[test]
 fn the_scripts_ask_for_the_signal_and_the_requeue() {
@@ -343,7 +446,7 @@ fn the_scripts_ask_for_the_signal_and_the_requeue() {
             .filter_map(|l| l.strip_prefix("#SBATCH "))
             .collect();
         assert!(
-            directives.contains(&"--signal=B:TERM@120"),
+            directives.contains(&"--signal=B:USR1@120"),
             "{script}: {directives:?}"
         );
         assert!(

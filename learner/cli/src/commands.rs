@@ -213,7 +213,9 @@ enum Command {
         /// Run only the run with this index (0-based, in `--list`'s order),
         /// as one task of a scheduler's array (a Kubernetes Indexed Job,
         /// a Slurm job array); once every run has reached the budget, the
-        /// task that sees it writes the summary.
+        /// task that sees it writes the summary. Stopped by a signal, it
+        /// saves a checkpoint and exits 75, so that the scheduler runs the
+        /// task again.
         #[arg(long, conflicts_with = "list")]
         index: Option<usize>,
         /// Print every run, one line each (its index, settings and seed, and
@@ -458,7 +460,11 @@ fn run_sweep(options: SweepOptions, part: SweepPart) -> Result<(), CliError> {
             if sweep::run_all(&options, std::slice::from_ref(run), &shutdown)?
                 == SweepOutcome::Interrupted
             {
-                return Ok(());
+                // Exit 0 would tell a scheduler this task is done.
+                return Err(CliError::Unfinished(format!(
+                    "{} stopped short of its budget with a checkpoint; the same command resumes it",
+                    run.name()
+                )));
             }
             for other in &runs {
                 let step = sweep::reached_step(other)?;

@@ -40,6 +40,10 @@ pub enum CliError {
     /// A sweep that cannot go on, and why.
     #[error("sweep: {0}")]
     Sweep(String),
+    /// Work stopped by a signal before its end, which the same command
+    /// resumes (exit status 75).
+    #[error("{0}")]
+    Unfinished(String),
 }
 
 impl CliError {

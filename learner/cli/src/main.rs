@@ -23,6 +23,8 @@ fn main() -> ExitCode {
         Err(e) => {
             let failure = if e.is_usage() {
                 Failure::Usage
+            } else if matches!(e, rnad_learner_cli::error::CliError::Unfinished(_)) {
+                Failure::Unfinished
             } else {
                 Failure::Fatal
             };

@@ -72,8 +72,9 @@ struct UnboundedSweep {
 }
 
 impl UnboundedSweep {
-    fn start(config: &Path, out: &Path, seeds: &str) -> UnboundedSweep {
+    fn start(config: &Path, out: &Path, seeds: &str, extra: &[&str]) -> UnboundedSweep {
         let child = sweep_command(config, out, "none", seeds, 100_000_000)
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -270,7 +271,7 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
     let root = scratch("sigterm");
     let config = write_config(&root);
     let out = root.join("out");
-    let sweep_run = UnboundedSweep::start(&config, &out, "0,1");
+    let sweep_run = UnboundedSweep::start(&config, &out, "0,1", &[]);
     for seed in [0, 1] {
         wait_for_evaluations(&out.join(format!("rnad.averaging=none/seed-{seed}")), 3);
     }
@@ -311,7 +312,7 @@ fn a_run_stopped_from_outside_the_sweep_is_reported_unfinished_and_resumes() {
     let root = scratch("stopped-from-outside");
     let config = write_config(&root);
     let out = root.join("out");
-    let sweep_run = UnboundedSweep::start(&config, &out, "0");
+    let sweep_run = UnboundedSweep::start(&config, &out, "0", &[]);
     let run = out.join("rnad.averaging=none/seed-0");
     wait_for_evaluations(&run, 3);
     let runs = children_of(sweep_run.pid());
@@ -481,5 +482,37 @@ fn indexed_tasks_run_one_run_each_and_the_last_writes_the_summary() {
         text(&past).contains("--index 2: the sweep has 2 runs (0 to 1"),
         "{}",
         text(&past)
+    );
+}
+
+/// A task of an array stopped by a signal (an eviction, a time limit)
+/// saves its checkpoint and exits 75, not 0, so that the scheduler runs it
+/// again; run again, it resumes and finishes.
+#[test]
+fn an_indexed_task_stopped_by_a_signal_exits_75_and_resumes() {
+    let root = scratch("indexed-signal");
+    let config = write_config(&root);
+    let out = root.join("out");
+    let task = UnboundedSweep::start(&config, &out, "0,1", &["--index", "1"]);
+    let run = out.join("rnad.averaging=none/seed-1");
+    wait_for_evaluations(&run, 3);
+    rnad_tests::send_signal(task.pid(), libc::SIGTERM);
+    let output = task.finish();
+    let log = text(&output);
+    assert_eq!(output.status.code(), Some(75), "{log}");
+    assert!(log.contains("the same command resumes it"), "{log}");
+    let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
+    let stopped = rnad_tests::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
+
+    let budget = stopped + 15;
+    let resumed = sweep_command(&config, &out, "none", "0,1", budget)
+        .args(["--index", "1"])
+        .output()
+        .unwrap();
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    assert_eq!(curve(&run).last().unwrap().0, budget);
+    assert!(
+        !out.join("rnad.averaging=none/seed-0").exists(),
+        "only its own run"
     );
 }
