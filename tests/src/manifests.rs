@@ -5,8 +5,10 @@
 //! carry them, actors pointed at a service that reaches the learner, RPC
 //! closed to all but actors, non-root containers with resources and
 //! probes, monitors on real ports with the job labels the alerts use, the
-//! alerts equal to `docker/prometheus/alerts.yml`, and an Indexed Job with
-//! one task per run of its sweep.
+//! alerts equal to `docker/prometheus/alerts.yml`, autoscaled Deployments
+//! that leave their replica count to the autoscaler, and an Indexed Job
+//! with one task per run of its sweep that retries a task stopped short of
+//! its budget.
 //!
 //! [`problems`] returns what is wrong rather than panicking, so that a test
 //! can show that each invariant catches what it is for.
@@ -471,15 +473,21 @@ fn monitors_and_rules(docs: &[Value], pods: &[Pod], problems: &mut Vec<String>) 
 fn scalers_and_sweeps(docs: &[Value], pods: &[Pod], problems: &mut Vec<String>) {
     for scaler in of_kind(docs, "HorizontalPodAutoscaler") {
         let target = &scaler["spec"]["scaleTargetRef"];
-        if target["kind"] != "Deployment"
-            || !pods
-                .iter()
-                .any(|p| p.kind == "Deployment" && p.name == target["name"])
-        {
-            problems.push(format!(
+        let scaled = pods.iter().find(|p| {
+            p.kind == "Deployment" && target["kind"] == "Deployment" && p.name == target["name"]
+        });
+        match scaled {
+            None => problems.push(format!(
                 "autoscaler {} scales no Deployment here: {target}",
                 name(scaler)
-            ));
+            )),
+            // A replica count in the manifest would undo the autoscaler at
+            // every apply.
+            Some(pod) if !pod.workload["spec"]["replicas"].is_null() => problems.push(format!(
+                "Deployment {} is autoscaled but sets replicas, which every apply resets",
+                pod.name
+            )),
+            Some(_) => {}
         }
     }
     for pod in pods.iter().filter(|p| p.kind == "Job") {
@@ -502,6 +510,19 @@ fn scalers_and_sweeps(docs: &[Value], pods: &[Pod], problems: &mut Vec<String>) 
             if !indexed {
                 problems.push(format!(
                     "Job {}: not an Indexed Job passing its index to --index",
+                    pod.name
+                ));
+            }
+            // A task stopped short of its budget exits 75; counted as a
+            // failure it would use up the index's retries.
+            let retried = items(&spec["podFailurePolicy"]["rules"]).any(|rule| {
+                rule["action"] == "Ignore"
+                    && rule["onExitCodes"]["operator"] == "In"
+                    && items(&rule["onExitCodes"]["values"]).any(|v| v == 75)
+            });
+            if !retried {
+                problems.push(format!(
+                    "Job {}: no pod failure policy ignores exit 75 (a task stopped short of its budget)",
                     pod.name
                 ));
             }

@@ -173,6 +173,64 @@ fn each_invariant_catches_what_it_is_for() {
         }),
         "completions 8 but the sweep has 9 runs",
     );
+    finds(
+        problems_after("base", |d| {
+            container(d, "StatefulSet", 1)["volumeMounts"][0]["mountPath"] = json!("/data");
+        }),
+        "does not mount the learner's volume where the learner does",
+    );
+    finds(
+        problems_after("base", |d| {
+            container(d, "Deployment", 0)["livenessProbe"] = json!(null);
+        }),
+        "no liveness probe",
+    );
+    finds(
+        problems_after("base", |d| {
+            container(d, "StatefulSet", 0)["resources"]["requests"] = json!({"memory": "1Gi"});
+        }),
+        "requests no CPU",
+    );
+    finds(
+        problems_after("base", |d| {
+            object(d, "Deployment")["spec"]["template"]["spec"]["automountServiceAccountToken"] =
+                json!(null);
+        }),
+        "mounts a service-account token",
+    );
+    let scaler = json!({"kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "rnad-actor"}}});
+    finds(
+        problems_after("base", |d| d.push(scaler.clone())),
+        "autoscaled but sets replicas",
+    );
+    finds(
+        problems_after("base", |d| {
+            let mut scaler = scaler.clone();
+            scaler["spec"]["scaleTargetRef"]["name"] = json!("rnad-learner");
+            d.push(scaler);
+        }),
+        "scales no Deployment here",
+    );
+    finds(
+        problems_after("overlays/sweep", |d| {
+            object(d, "Job")["spec"]["completionMode"] = json!("NonIndexed");
+        }),
+        "not an Indexed Job",
+    );
+    finds(
+        problems_after("overlays/sweep", |d| {
+            object(d, "Job")["spec"]["podFailurePolicy"] = json!(null);
+        }),
+        "ignores exit 75",
+    );
+    let wrong_port = json!({"kind": "PodMonitor", "metadata": {"name": "m"}, "spec": {
+        "selector": {"matchLabels": {"app.kubernetes.io/component": "learner"}},
+        "podMetricsEndpoints": [{"port": "metrics-typo"}]}});
+    finds(
+        problems_after("base", |d| d.push(wrong_port)),
+        "is not on every pod it selects",
+    );
     let monitor = json!({"kind": "PodMonitor", "metadata": {"name": "m"}, "spec": {
         "selector": {"matchLabels": {"app.kubernetes.io/component": "actor"}},
         "podMetricsEndpoints": [{"port": "metrics", "relabelings": [
