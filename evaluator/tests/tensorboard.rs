@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rnad_evaluator::tensorboard::event_file::masked_crc;
-use rnad_evaluator::tensorboard::EVENT_FILE;
+use rnad_evaluator::tensorboard::is_our_event_file;
 
 const EVALUATOR: &str = env!("CARGO_BIN_EXE_rnad-evaluator");
 
@@ -42,6 +42,18 @@ fn history_line(step: u64) -> String {
         1.0 / (step as f64 + 2.0),
         step as f64 / 100.0
     )
+}
+
+/// The one event file the converter keeps in `dir` (None if none yet).
+fn event_file(dir: &Path) -> Option<PathBuf> {
+    let ours: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .map(|e| e.unwrap())
+        .filter(|e| is_our_event_file(e.file_name().to_str().unwrap()))
+        .map(|e| e.path())
+        .collect();
+    assert!(ours.len() <= 1, "one event file at a time: {ours:?}");
+    ours.into_iter().next()
 }
 
 /// The data of every record of an event file, each CRC checked.
@@ -84,7 +96,7 @@ fn a_run_becomes_one_event_per_line_with_correct_crcs() {
     assert!(output.status.success(), "{output:?}");
     assert!(report.contains("3 events in"), "{report}");
     for part in ["training", "evaluation"] {
-        let records = records(&dir.join("tensorboard").join(part).join(EVENT_FILE));
+        let records = records(&event_file(&dir.join("tensorboard").join(part)).unwrap());
         assert_eq!(
             records.len(),
             4,
@@ -94,15 +106,28 @@ fn a_run_becomes_one_event_per_line_with_correct_crcs() {
         assert!(records[3].windows(5).any(|w| w == b"alpha") || part == "evaluation");
     }
 
-    // Converting again rewrites the event files, not appends to them.
+    // Converting again replaces the event file; a file of the user's in
+    // the folder is left alone.
+    let folder = dir.join("tensorboard/training");
+    let first = event_file(&folder).unwrap();
+    std::fs::write(folder.join("notes.txt"), "mine").unwrap();
     let again = Command::new(EVALUATOR)
         .arg("tensorboard")
         .arg(&dir)
         .output()
         .unwrap();
     assert!(again.status.success(), "{again:?}");
-    let path = dir.join("tensorboard/training").join(EVENT_FILE);
-    assert_eq!(records(&path).len(), 4);
+    let second = event_file(&folder).unwrap();
+    assert_ne!(first, second);
+    assert!(
+        second.file_name() > first.file_name(),
+        "TensorBoard reads later names later"
+    );
+    assert_eq!(records(&second).len(), 4);
+    assert_eq!(
+        std::fs::read_to_string(folder.join("notes.txt")).unwrap(),
+        "mine"
+    );
 
     let empty = scratch("empty");
     let refused = Command::new(EVALUATOR)
@@ -115,22 +140,20 @@ fn a_run_becomes_one_event_per_line_with_correct_crcs() {
         .contains("neither training.jsonl nor history.jsonl"));
 }
 
-/// Waits (bounded) until `path` holds `count` records.
-fn wait_for_records(path: &Path, count: usize) {
+/// Waits (bounded) until the event file in `dir` holds `count` records;
+/// returns its path.
+fn wait_for_records(dir: &Path, count: usize) -> PathBuf {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let now = if path.exists() {
-            records(path).len()
-        } else {
-            0
-        };
+        let file = event_file(dir);
+        let now = file.as_deref().map_or(0, |f| records(f).len());
         if now == count {
-            return;
+            return file.unwrap();
         }
         assert!(
             Instant::now() < deadline,
             "{} holds {now} records, not {count}",
-            path.display()
+            dir.display()
         );
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -147,8 +170,8 @@ fn follow_adds_completed_lines_and_stops_on_sigterm() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let events = dir.join("tensorboard/evaluation").join(EVENT_FILE);
-    wait_for_records(&events, 2);
+    let events = dir.join("tensorboard/evaluation");
+    let first = wait_for_records(&events, 2);
 
     // A line being written is left until it is whole.
     let line = history_line(100);
@@ -160,14 +183,18 @@ fn follow_adds_completed_lines_and_stops_on_sigterm() {
         .unwrap();
     std::io::Write::write_all(&mut file, head.as_bytes()).unwrap();
     std::thread::sleep(Duration::from_millis(400));
-    assert_eq!(records(&events).len(), 2, "half a line is no event");
+    assert_eq!(records(&first).len(), 2, "half a line is no event");
     std::io::Write::write_all(&mut file, tail.as_bytes()).unwrap();
     wait_for_records(&events, 3);
 
-    // A rewritten (shorter) file is converted again from its start.
-    std::fs::write(&history, history_line(5)).unwrap();
-    std::thread::sleep(Duration::from_millis(400));
-    wait_for_records(&events, 2);
+    // A rewritten file, even one longer than what was read, is converted
+    // again into a new event file.
+    let rewritten: String = [5, 6, 7, 8].iter().map(|&s| history_line(s)).collect();
+    let staged = dir.join("history.jsonl.new");
+    std::fs::write(&staged, rewritten).unwrap();
+    std::fs::rename(&staged, &history).unwrap();
+    let second = wait_for_records(&events, 5);
+    assert_ne!(first, second);
 
     // SAFETY: kill(2) on our own child's pid has no memory effects.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };

@@ -20,7 +20,9 @@ pub struct TensorboardArgs {
     pub run: PathBuf,
     /// Where the event files go: OUT/training and OUT/evaluation, two runs
     /// to TensorBoard (`tensorboard --logdir OUT`). Default:
-    /// RUN/tensorboard. Each conversion rewrites the event files it owns.
+    /// RUN/tensorboard. Each conversion writes new event files and removes
+    /// the ones it wrote before (`events.out.tfevents.*.rnad`); other files
+    /// there are left alone.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Keep following the files as the run writes them, until SIGINT or
@@ -67,7 +69,9 @@ pub fn run(args: &TensorboardArgs, out: &mut dyn Write) -> Result<(), EvaluatorE
         for stream in &mut streams {
             let added = stream.convert_new_lines()?;
             if added > 0 && args.follow {
-                tracing::info!("{} events added to {}", added, stream.target().display());
+                if let Some(target) = stream.target() {
+                    tracing::info!("{added} events added to {}", target.display());
+                }
             }
         }
         if !args.follow || shutdown.sleep(Duration::from_secs_f64(args.interval)) {
@@ -75,14 +79,12 @@ pub fn run(args: &TensorboardArgs, out: &mut dyn Write) -> Result<(), EvaluatorE
         }
     }
     for stream in &streams {
-        emit(
-            out,
-            &format!(
-                "{} events in {}",
-                stream.events(),
-                stream.target().display()
-            ),
-        )?;
+        if let Some(target) = stream.target() {
+            emit(
+                out,
+                &format!("{} events in {}", stream.events(), target.display()),
+            )?;
+        }
     }
     emit(
         out,

@@ -129,8 +129,7 @@ mod tests {
         assert_eq!(crc32c(b""), 0);
     }
 
-    /// A record of the 13 bytes of `brain.Event:2`'s event, laid out byte
-    /// by byte.
+    /// A record of the version event (26 bytes), laid out byte by byte.
     #[test]
     fn a_record_is_length_crc_data_crc() {
         let data = version_event(1.5);

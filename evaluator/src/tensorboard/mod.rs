@@ -6,13 +6,18 @@
 //! left out.
 //!
 //! [`EventStream`] follows a file as it grows: only whole lines are read
-//! (a line being written is left for the next look), and a file that
-//! shrinks (rewritten) is converted again from its start.
+//! (a line being written is left for the next look), and a file that was
+//! rewritten is converted again, from its start, into a new event file.
+//!
+//! Wall times are the line's `wall_seconds` from the source writer's start,
+//! anchored at the file's last change when first read: right for one
+//! process's run; a resumed run's seconds start again from its restart.
 
 pub mod event_file;
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -24,11 +29,22 @@ use crate::error::EvaluatorError;
 pub const STEP_COLUMN: &str = "learner_step";
 /// The column of seconds since the writer started.
 pub const WALL_COLUMN: &str = "wall_seconds";
-/// The event file's name in each output folder (TensorBoard reads every
-/// file whose name holds `tfevents`).
-pub const EVENT_FILE: &str = "events.out.tfevents.rnad";
+/// How this converter's event files are named: `events.out.tfevents.`,
+/// the seconds since the epoch when it was begun (TensorBoard reads a
+/// folder's files in name order), then this suffix.
+pub const EVENT_FILE_SUFFIX: &str = ".rnad";
 
-/// The scalars of one JSON line, tag and value, in the line's order; the
+/// Whether `name` is an event file this converter wrote.
+pub fn is_our_event_file(name: &str) -> bool {
+    name.strip_prefix("events.out.tfevents.")
+        .and_then(|rest| rest.strip_suffix(EVENT_FILE_SUFFIX))
+        .is_some_and(|stamp| {
+            !stamp.is_empty() && stamp.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+        })
+}
+
+/// The scalars of one JSON line, tag and value, in the columns'
+/// alphabetical order; the
 /// step and wall-clock columns are the event's own, not scalars.
 pub fn scalars(line: &Value) -> Vec<(String, f32)> {
     let mut out = Vec::new();
@@ -79,12 +95,16 @@ fn flatten(tag: &str, value: &Value, out: &mut Vec<(String, f32)>) {
 /// One JSON-lines file followed into one event file.
 pub struct EventStream {
     source: PathBuf,
-    target: PathBuf,
+    dir: PathBuf,
+    /// The event file being written, once begun.
+    target: Option<PathBuf>,
+    writer: Option<BufWriter<File>>,
     /// Bytes of the source already converted (whole lines).
     offset: u64,
+    /// What identifies the source's version: its inode and first line.
+    identity: Option<(u64, String)>,
     /// Seconds since the epoch at the source's `wall_seconds` 0.
     epoch_of_zero: Option<f64>,
-    writer: Option<BufWriter<File>>,
     events: u64,
 }
 
@@ -95,31 +115,36 @@ fn now() -> f64 {
 }
 
 impl EventStream {
-    /// `source` converted into `dir`/[`EVENT_FILE`].
+    /// `source` converted into an event file in `dir`.
     pub fn new(source: PathBuf, dir: &Path) -> EventStream {
         EventStream {
             source,
-            target: dir.join(EVENT_FILE),
-            offset: 0,
-            epoch_of_zero: None,
+            dir: dir.to_path_buf(),
+            target: None,
             writer: None,
+            offset: 0,
+            identity: None,
+            epoch_of_zero: None,
             events: 0,
         }
     }
 
-    /// Events written so far (the version event not counted).
+    /// Events in the current event file (the version event not counted).
     pub fn events(&self) -> u64 {
         self.events
     }
 
-    /// The event file.
-    pub fn target(&self) -> &Path {
-        &self.target
+    /// The event file being written (None before the source exists).
+    pub fn target(&self) -> Option<&Path> {
+        self.target.as_deref()
     }
 
     /// Converts the whole lines added to the source since the last call;
     /// returns how many became events. A missing source is no error (it
-    /// may not be written yet).
+    /// may not be written yet). A source that was rewritten (another
+    /// inode, another first line, or shorter) is converted again into a
+    /// new event file, and the old one removed: TensorBoard follows a
+    /// folder's files forward and would misread one truncated under it.
     pub fn convert_new_lines(&mut self) -> Result<u64, EvaluatorError> {
         let source_path = self.source.clone();
         let read_error = |source| EvaluatorError::Read {
@@ -132,9 +157,18 @@ impl EventStream {
             Err(e) => return Err(read_error(e)),
         };
         let metadata = file.metadata().map_err(read_error)?;
-        if metadata.len() < self.offset || self.writer.is_none() {
-            tracing::debug!("converting {} from its start", self.source.display());
+        let mut first_line = String::new();
+        BufReader::new(&mut file)
+            .take(4096)
+            .read_line(&mut first_line)
+            .map_err(read_error)?;
+        let identity = (metadata.ino(), first_line);
+        if self.writer.is_none()
+            || metadata.len() < self.offset
+            || self.identity.as_ref() != Some(&identity)
+        {
             self.start_over()?;
+            self.identity = Some(identity);
         }
         file.seek(SeekFrom::Start(self.offset))
             .map_err(read_error)?;
@@ -149,9 +183,10 @@ impl EventStream {
                 Ok(value) => Some(value),
                 Err(error) => {
                     tracing::warn!(
-                        "{}: a line after byte {} is no JSON ({error}); left out",
+                        "{}: line {} of those from byte {} is no JSON ({error}); left out",
                         self.source.display(),
-                        self.offset + number as u64
+                        number + 1,
+                        self.offset
                     );
                     None
                 }
@@ -182,39 +217,61 @@ impl EventStream {
         }
         self.offset += whole as u64;
         if let Some(writer) = &mut self.writer {
-            writer.flush().map_err(|source| EvaluatorError::Write {
-                path: self.target.clone(),
-                source,
-            })?;
+            writer.flush().map_err(|source| self.write_error(source))?;
         }
         self.events += written;
         Ok(written)
     }
 
-    /// Truncates the event file and writes its version event.
-    fn start_over(&mut self) -> Result<(), EvaluatorError> {
-        let write_error = |source| EvaluatorError::Write {
-            path: self.target.clone(),
+    fn write_error(&self, source: std::io::Error) -> EvaluatorError {
+        EvaluatorError::Write {
+            path: self.target.clone().unwrap_or_else(|| self.dir.clone()),
             source,
-        };
-        if let Some(dir) = self.target.parent() {
-            std::fs::create_dir_all(dir).map_err(write_error)?;
         }
-        self.writer = Some(BufWriter::new(
-            File::create(&self.target).map_err(write_error)?,
-        ));
+    }
+
+    /// Begins a new event file (named by the time to the nanosecond, so
+    /// later than any before) with its version event, and removes the event files this converter
+    /// wrote before in the folder.
+    fn start_over(&mut self) -> Result<(), EvaluatorError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| self.write_error(e))?;
+        let stale: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .map_err(|e| self.write_error(e))?
+            .filter_map(|entry| entry.ok())
+            .filter(|entry| entry.file_name().to_str().is_some_and(is_our_event_file))
+            .map(|entry| entry.path())
+            .collect();
+        let since_epoch = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let stamp = format!(
+            "{:010}_{:09}",
+            since_epoch.as_secs(),
+            since_epoch.subsec_nanos()
+        );
+        let target = self
+            .dir
+            .join(format!("events.out.tfevents.{stamp}{EVENT_FILE_SUFFIX}"));
+        let file = File::create(&target).map_err(|e| self.write_error(e))?;
+        self.target = Some(target);
+        self.writer = Some(BufWriter::new(file));
         self.offset = 0;
         self.events = 0;
         self.epoch_of_zero = None;
-        self.write(&event_file::version_event(now()))
+        self.write(&event_file::version_event(now()))?;
+        for old in stale
+            .iter()
+            .filter(|old| Some(*old) != self.target.as_ref())
+        {
+            std::fs::remove_file(old).map_err(|e| self.write_error(e))?;
+        }
+        Ok(())
     }
 
     fn write(&mut self, data: &[u8]) -> Result<(), EvaluatorError> {
         let writer = self.writer.as_mut().expect("opened by start_over");
-        event_file::write_record(writer, data).map_err(|source| EvaluatorError::Write {
-            path: self.target.clone(),
-            source,
-        })
+        let written = event_file::write_record(writer, data);
+        written.map_err(|source| self.write_error(source))
     }
 }
 
