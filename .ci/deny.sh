@@ -41,6 +41,13 @@ tar -xJf "$snapshot" -C "$db"
     git add --all
     GIT_AUTHOR_DATE=$snapshot_date GIT_COMMITTER_DATE=$snapshot_date \
         git -c user.name=snapshot -c user.email=snapshot@localhost commit --quiet -m "RustSec advisory database snapshot"
+    # cargo-deny takes the later of HEAD's commit date and this file's
+    # modification time as the database's age.
+    touch -d "$snapshot_date" .git/HEAD
 )
-echo "== cargo deny check (advisories from the snapshot of $snapshot_date)"
+age_days=$(( ($(date +%s) - $(date -d "$snapshot_date" +%s)) / 86400 ))
+echo "== cargo deny check (advisories from the snapshot of $snapshot_date, $age_days days old)"
+if [ "$age_days" -gt 90 ]; then
+    echo "warning: the advisory snapshot is $age_days days old: refresh it (bash .ci/deny.sh --refresh CLONE)" >&2
+fi
 cargo deny --offline check
