@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Issue 39's first step: the Leduc recipe (configs/leduc.toml: one actor
+# thread, 256 games an actor, target_average, the quiet phase from 300k
+# steps) on the other two games, 20 minutes each, seed SEED (default 0),
+# one run at a time on the whole machine. Each run's config, history and
+# every tenth line of its training log (gzipped) go to OUT/NAME/seed-SEED.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+seed=${SEED:-0}
+out=${OUT:-docs/results/leduc-recipe-elsewhere}
+scratch=${SCRATCH:-$(mktemp -d)}
+learner="$scratch/rnad-learner"
+cp target/release/rnad-learner "$learner"
+
+run() { # run NAME SETTINGS...
+    local name=$1 dir="$scratch/$1-seed-$seed"
+    shift
+    local sets=()
+    for setting in "$@"; do sets+=(--set "$setting"); done
+    timeout -s TERM 1200 "$learner" local --config configs/leduc.toml --set "seed=$seed" \
+        "${sets[@]}" --run-dir "$dir" > "$dir.log" 2>&1 || [ $? -eq 124 ]
+    mkdir -p "$out/$name/seed-$seed"
+    cp "$dir/config.toml" "$out/$name/seed-$seed/"
+    gzip -9 < "$dir/history.jsonl" > "$out/$name/seed-$seed/history.jsonl.gz"
+    awk 'NR % 10 == 1' "$dir/training.jsonl" | gzip -9 > "$out/$name/seed-$seed/training.jsonl.gz"
+}
+
+run leduc-3p 'game=leduc_poker(players=3)'
+run liars_dice game=liars_dice
+run liars_dice-eta0.02 game=liars_dice rnad.eta=0.02
+run liars_dice-eta0.02-noquiet game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
+    'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
+    rnad.learning_rate_decay_start_step=1000000000
