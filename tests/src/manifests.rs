@@ -74,6 +74,13 @@ impl Pod<'_> {
         items(&self.spec["volumes"]).find(|v| v["name"] == name)
     }
 
+    /// The volume whose mount in `container` holds `path`.
+    fn volume_holding(&self, container: &Value, path: &str) -> Option<&Value> {
+        mount_holding(container, path)
+            .and_then(|m| m["name"].as_str())
+            .and_then(|v| self.volume(v))
+    }
+
     /// The names of the volumes the workload claims for each pod.
     fn claim_templates(&self) -> BTreeSet<&str> {
         items(&self.workload["spec"]["volumeClaimTemplates"])
@@ -158,6 +165,23 @@ fn flag<'a>(line: &'a [String], flag: &str) -> Option<&'a str> {
     })
 }
 
+/// Whether `container` runs this subcommand of an rnad binary (`serve`,
+/// `watch`, `sweep`).
+fn runs(container: &Value, subcommand: &str) -> bool {
+    command_line(container)
+        .get(1)
+        .is_some_and(|a| a == subcommand)
+}
+
+/// The text of the file at `path` in the ConfigMap that `volume` mounts
+/// (its key is the file's name).
+fn config_map_file<'a>(docs: &'a [Value], volume: &Value, path: &str) -> Option<&'a str> {
+    let key = Path::new(path).file_name()?.to_str()?;
+    of_kind(docs, "ConfigMap")
+        .find(|m| name(m) == volume["configMap"]["name"])
+        .and_then(|m| m["data"][key].as_str())
+}
+
 /// What parsing `line` with its binary's own parser says (None: accepted).
 fn parser_refusal(line: &[String]) -> Option<String> {
     let refusal = match line.first().map(String::as_str) {
@@ -201,7 +225,7 @@ fn one_learner_on_its_volume(docs: &[Value], pods: &[Pod], problems: &mut Vec<St
     let learners: Vec<(&Pod, &Value)> = pods
         .iter()
         .flat_map(|p| p.containers().map(move |c| (p, c)))
-        .filter(|(_, c)| command_line(c).get(1).is_some_and(|a| a == "serve"))
+        .filter(|(_, c)| runs(c, "serve"))
         .collect();
     let only_jobs = pods.iter().all(|p| p.kind == "Job");
     if learners.is_empty() && only_jobs {
@@ -241,9 +265,7 @@ fn one_learner_on_its_volume(docs: &[Value], pods: &[Pod], problems: &mut Vec<St
         ));
     }
     let history = Path::new(run_dir).join("history.jsonl");
-    let evaluator = pod
-        .containers()
-        .find(|c| command_line(c).get(1).is_some_and(|a| a == "watch"));
+    let evaluator = pod.containers().find(|c| runs(c, "watch"));
     match evaluator {
         None => problems.push("no evaluator (`rnad-evaluator watch`) in the learner's pod".into()),
         Some(evaluator) => {
@@ -318,17 +340,15 @@ fn containers_are_sound(docs: &[Value], pod: &Pod, problems: &mut Vec<String>) {
             let Some(path) = flag(&line, file_flag) else {
                 continue;
             };
-            let volume = mount_holding(container, path)
-                .and_then(|m| m["name"].as_str())
-                .and_then(|v| pod.volume(v));
-            let Some(source) = volume.map(|v| &v[volume_kind]).filter(|s| !s.is_null()) else {
+            let volume = pod.volume_holding(container, path);
+            let Some(volume) = volume.filter(|v| !v[volume_kind].is_null()) else {
                 problems.push(format!(
                     "{at}: {file_flag} {path} is not on a {volume_kind} volume"
                 ));
                 continue;
             };
             if volume_kind == "configMap" {
-                config_map_holds_a_config(docs, source, path, &at, problems);
+                config_map_holds_a_config(docs, volume, path, &at, problems);
             }
         }
     }
@@ -343,18 +363,14 @@ fn config_map_holds_a_config(
     at: &str,
     problems: &mut Vec<String>,
 ) {
-    let key = Path::new(path)
-        .file_name()
-        .and_then(|k| k.to_str())
-        .unwrap_or_default();
-    let text = of_kind(docs, "ConfigMap")
-        .find(|m| name(m) == volume["name"])
-        .and_then(|m| m["data"][key].as_str());
-    match text {
-        None => problems.push(format!("{at}: no ConfigMap {} with {key}", volume["name"])),
+    match config_map_file(docs, volume, path) {
+        None => problems.push(format!(
+            "{at}: no ConfigMap {} with {path}",
+            volume["configMap"]["name"]
+        )),
         Some(text) => {
-            if let Err(error) = rnad_common::config::Config::from_toml(text, key) {
-                problems.push(format!("{at}: {key} is refused: {error}"));
+            if let Err(error) = rnad_common::config::Config::from_toml(text, path) {
+                problems.push(format!("{at}: {path} is refused: {error}"));
             }
         }
     }
@@ -363,10 +379,10 @@ fn config_map_holds_a_config(
 /// Actors' `--learner` names a service that selects the learner's pod and
 /// forwards to its RPC port, and a NetworkPolicy lets only actors there.
 fn actors_reach_only_the_learner(docs: &[Value], pods: &[Pod], problems: &mut Vec<String>) {
-    let Some(learner) = pods.iter().find(|p| {
-        p.containers()
-            .any(|c| command_line(c).get(1).is_some_and(|a| a == "serve"))
-    }) else {
+    let Some(learner) = pods
+        .iter()
+        .find(|p| p.containers().any(|c| runs(c, "serve")))
+    else {
         return;
     };
     let actors: Vec<&Pod> = pods
@@ -494,7 +510,7 @@ fn scalers_and_sweeps(docs: &[Value], pods: &[Pod], problems: &mut Vec<String>) 
         let spec = &pod.workload["spec"];
         for container in pod.containers() {
             let line = command_line(container);
-            if line.get(1).map(String::as_str) != Some("sweep") {
+            if !runs(container, "sweep") {
                 continue;
             }
             let indexed = spec["completionMode"] == "Indexed"
@@ -542,14 +558,11 @@ fn scalers_and_sweeps(docs: &[Value], pods: &[Pod], problems: &mut Vec<String>) 
 fn sweep_runs(docs: &[Value], pod: &Pod, container: &Value, line: &[String]) -> u64 {
     let dir = crate::scratch(&format!("manifests-{}", pod.name));
     let config = flag(line, "--config").expect("a sweep has a config");
-    let volume = mount_holding(container, config)
-        .and_then(|m| pod.volume(m["name"].as_str().unwrap_or_default()))
+    let volume = pod
+        .volume_holding(container, config)
         .expect("the sweep's config is on a volume");
+    let text = config_map_file(docs, volume, config).expect("the sweep's ConfigMap");
     let key = Path::new(config).file_name().unwrap().to_str().unwrap();
-    let text = of_kind(docs, "ConfigMap")
-        .find(|m| name(m) == volume["configMap"]["name"])
-        .and_then(|m| m["data"][key].as_str())
-        .expect("the sweep's ConfigMap");
     std::fs::write(dir.join(key), text).unwrap();
     let mut args: Vec<String> = line[1..]
         .iter()

@@ -12,7 +12,7 @@
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rnad_common::config::Config;
 use rnad_tests::cluster::{kuhn_config, newest_checkpoint, LONG, SHORT};
@@ -59,7 +59,7 @@ impl BatchJob {
     }
 
     fn output(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
+        text_of(&self.log)
     }
 
     /// Slurm's `--signal=B:USR1@...`: SIGUSR1 to the batch shell alone.
@@ -76,18 +76,13 @@ impl BatchJob {
     }
 
     fn wait(&mut self, timeout: Duration) -> ExitStatus {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the job did not end within {timeout:?}:\n{}",
-                self.output()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let (child, log) = (&mut self.child, &self.log);
+        wait_for(
+            "the job to end",
+            timeout,
+            || child.try_wait().unwrap(),
+            || text_of(log),
+        )
     }
 }
 
@@ -106,10 +101,7 @@ fn job_env(dir: &Path, config: &Path, port: u16, metrics: [u16; 3]) -> Vec<(&'st
         ("SLURM_JOB_NAME", "rnad".into()),
         ("SLURM_JOB_NODELIST", "127.0.0.1,node2".into()),
         ("SLURM_SUBMIT_DIR", dir.display().to_string()),
-        (
-            "SLURM_SHIM_LOG",
-            dir.join("slurm.log").display().to_string(),
-        ),
+        shim_log_env(dir),
         ("RNAD_CONFIG", config.display().to_string()),
         ("RNAD_RUN_DIR", dir.join("run").display().to_string()),
         ("RNAD_PORT", port.to_string()),
@@ -122,8 +114,22 @@ fn job_env(dir: &Path, config: &Path, port: u16, metrics: [u16; 3]) -> Vec<(&'st
     ]
 }
 
+/// A file's text, empty while it does not exist.
+fn text_of(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// Where the stand-ins log the steps, submissions and requeues of a
+/// test's jobs: `dir/slurm.log`, named by `SLURM_SHIM_LOG`.
+fn shim_log_env(dir: &Path) -> (&'static str, String) {
+    (
+        "SLURM_SHIM_LOG",
+        dir.join("slurm.log").display().to_string(),
+    )
+}
+
 fn slurm_log(dir: &Path) -> String {
-    std::fs::read_to_string(dir.join("slurm.log")).unwrap_or_default()
+    text_of(&dir.join("slurm.log"))
 }
 
 #[test]
@@ -322,10 +328,7 @@ fn a_sweep_runs_as_a_job_array_and_the_last_task_summarises() {
     let dir = scratch("slurm-sweep");
     let config = sweep_config(&dir);
     let out = dir.join("out");
-    let env = [(
-        "SLURM_SHIM_LOG",
-        dir.join("slurm.log").display().to_string(),
-    )];
+    let env = [shim_log_env(&dir)];
     let args = [
         "--config",
         config.to_str().unwrap(),
@@ -394,10 +397,7 @@ fn a_sweep_task_at_its_time_limit_checkpoints_and_requeues() {
     let config = sweep_config(&dir);
     let out = dir.join("out");
     let env = [
-        (
-            "SLURM_SHIM_LOG",
-            dir.join("slurm.log").display().to_string(),
-        ),
+        shim_log_env(&dir),
         ("SLURM_JOB_ID", "9".into()),
         ("SLURM_ARRAY_JOB_ID", "8".into()),
         ("SLURM_ARRAY_TASK_ID", "1".into()),

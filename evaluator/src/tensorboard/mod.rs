@@ -108,10 +108,14 @@ pub struct EventStream {
     events: u64,
 }
 
-fn now() -> f64 {
+fn since_epoch() -> std::time::Duration {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
+        .unwrap_or_default()
+}
+
+fn now() -> f64 {
+    since_epoch().as_secs_f64()
 }
 
 impl EventStream {
@@ -241,14 +245,8 @@ impl EventStream {
             .filter(|entry| entry.file_name().to_str().is_some_and(is_our_event_file))
             .map(|entry| entry.path())
             .collect();
-        let since_epoch = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default();
-        let stamp = format!(
-            "{:010}_{:09}",
-            since_epoch.as_secs(),
-            since_epoch.subsec_nanos()
-        );
+        let started = since_epoch();
+        let stamp = format!("{:010}_{:09}", started.as_secs(), started.subsec_nanos());
         let target = self
             .dir
             .join(format!("events.out.tfevents.{stamp}{EVENT_FILE_SUFFIX}"));

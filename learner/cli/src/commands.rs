@@ -440,46 +440,61 @@ enum SweepPart {
 fn run_sweep(options: SweepOptions, part: SweepPart) -> Result<(), CliError> {
     let shutdown = Shutdown::on_signals();
     let runs = sweep::plan(&options)?;
-    let runs = match part {
+    match part {
         SweepPart::List => {
             for (index, run) in runs.iter().enumerate() {
                 println!("{index}\t{}\t{}", run.name(), run.config.run_dir.display());
             }
+            Ok(())
+        }
+        SweepPart::One(index) => run_sweep_task(&options, &runs, index, &shutdown),
+        SweepPart::All => run_every_run(&options, &runs, &shutdown),
+    }
+}
+
+/// One task of a scheduler's array: the run of `index`, then the summary
+/// if every run has reached the budget.
+fn run_sweep_task(
+    options: &SweepOptions,
+    runs: &[sweep::SweepRun],
+    index: usize,
+    shutdown: &Shutdown,
+) -> Result<(), CliError> {
+    let Some(run) = runs.get(index) else {
+        return Err(CliError::Usage(format!(
+            "--index {index}: the sweep has {} runs (0 to {}; --list shows them)",
+            runs.len(),
+            runs.len().saturating_sub(1)
+        )));
+    };
+    tracing::info!("sweep run {index} of {}: {}", runs.len(), run.name());
+    if sweep::run_all(options, std::slice::from_ref(run), shutdown)? == SweepOutcome::Interrupted {
+        // Exit 0 would tell a scheduler this task is done.
+        return Err(CliError::Unfinished(format!(
+            "{} stopped short of its budget with a checkpoint; the same command resumes it",
+            run.name()
+        )));
+    }
+    for other in runs {
+        let step = sweep::reached_step(other)?;
+        if step < options.max_steps {
+            tracing::info!(
+                "{} is at step {step} of {}: the task that finishes last writes the summary",
+                other.name(),
+                options.max_steps
+            );
             return Ok(());
         }
-        SweepPart::All => runs,
-        SweepPart::One(index) => {
-            let Some(run) = runs.get(index) else {
-                return Err(CliError::Usage(format!(
-                    "--index {index}: the sweep has {} runs (0 to {}; --list shows them)",
-                    runs.len(),
-                    runs.len().saturating_sub(1)
-                )));
-            };
-            tracing::info!("sweep run {index} of {}: {}", runs.len(), run.name());
-            if sweep::run_all(&options, std::slice::from_ref(run), &shutdown)?
-                == SweepOutcome::Interrupted
-            {
-                // Exit 0 would tell a scheduler this task is done.
-                return Err(CliError::Unfinished(format!(
-                    "{} stopped short of its budget with a checkpoint; the same command resumes it",
-                    run.name()
-                )));
-            }
-            for other in &runs {
-                let step = sweep::reached_step(other)?;
-                if step < options.max_steps {
-                    tracing::info!(
-                        "{} is at step {step} of {}: the task that finishes last writes the summary",
-                        other.name(),
-                        options.max_steps
-                    );
-                    return Ok(());
-                }
-            }
-            return write_sweep_summary(&options, &runs);
-        }
-    };
+    }
+    write_sweep_summary(options, runs)
+}
+
+/// Every run of the sweep, `options.jobs` at a time, then the summary.
+fn run_every_run(
+    options: &SweepOptions,
+    runs: &[sweep::SweepRun],
+    shutdown: &Shutdown,
+) -> Result<(), CliError> {
     tracing::info!(
         "sweep: {} runs ({} combinations x {} seeds) to step {}, {} at a time, in {}",
         runs.len(),
@@ -489,10 +504,10 @@ fn run_sweep(options: SweepOptions, part: SweepPart) -> Result<(), CliError> {
         options.jobs,
         options.out.display()
     );
-    if sweep::run_all(&options, &runs, &shutdown)? == SweepOutcome::Interrupted {
+    if sweep::run_all(options, runs, shutdown)? == SweepOutcome::Interrupted {
         return Ok(());
     }
-    write_sweep_summary(&options, &runs)
+    write_sweep_summary(options, runs)
 }
 
 /// Writes the summary of `runs`, prints it and says where it is.
