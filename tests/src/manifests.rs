@@ -556,7 +556,14 @@ fn scalers_and_sweeps(docs: &[Value], pods: &[Pod], problems: &mut Vec<String>) 
 /// How many runs `rnad-learner sweep --list` lists for the sweep on `line`,
 /// with the config from its ConfigMap.
 fn sweep_runs(docs: &[Value], pod: &Pod, container: &Value, line: &[String]) -> u64 {
-    let dir = crate::scratch(&format!("manifests-{}", pod.name));
+    // Tests check sweeps at the same time: each call has its own folder.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = crate::scratch(&format!(
+        "manifests-{}-{}-{call}",
+        pod.name,
+        std::process::id()
+    ));
     let config = flag(line, "--config").expect("a sweep has a config");
     let volume = pod
         .volume_holding(container, config)
