@@ -17,7 +17,13 @@
 # GEN1=FILE starts from a generation 1 trained elsewhere (such as
 # card-gpu/gen1.safetensors, seed 004's sizes on a GPU) instead of
 # training one; LBR_HANDS=0 skips LBR (about 10 s a decision against a
-# network on a core).
+# network on a core) and TABLE_DEALS=0 the table.
+# On a machine with many cores and a GPU: BIN=target/cuda/release (the
+# cuda build), DEVICE=cuda trains there, JOBS=N plays each generation's
+# hands as N match processes of one thread each (the networks decide on
+# the CPU, one state at a time), TRAIN_SECONDS caps each training.
+# A generation whose network is already in OUT is kept: a rerun with a
+# larger GENERATIONS goes on from the last one.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 hands=${HANDS:-200000}
@@ -25,38 +31,64 @@ steps=${STEPS:-44000}
 table_deals=${TABLE_DEALS:-50000}
 lbr_hands=${LBR_HANDS:-10000}
 generations=${GENERATIONS:-3}
+processes=${JOBS:-1}
+device=${DEVICE:-cpu}
+train_limit=()
+[ -z "${TRAIN_SECONDS:-}" ] || train_limit=(--max-seconds "$TRAIN_SECONDS")
 out=${OUT:-docs/results/holdem/generations}
 mkdir -p "$out"
 # A copy, so that rebuilding the workspace during the run changes nothing.
 evaluator="$out/.rnad-evaluator"
-cp target/release/rnad-evaluator "$evaluator"
+cp "${BIN:-target/release}/rnad-evaluator" "$evaluator"
 trap 'rm -f "$evaluator"' EXIT
+[ "$processes" -eq 1 ] || export RAYON_NUM_THREADS=1
 
-play() { # log, players, deals, seed
-    "$evaluator" match --game holdem --players "$2" --deals "$3" --seed "$4" --log "$1" --json > /dev/null
+# Plays `deals` duplicate deals of `players` as `chunks` processes in the
+# background, chunk k with seed `seed + 1000 k` into `log.k` (chunk 0 is
+# the whole match when chunks is 1), and adds `--log log.k` to `logs`.
+logs=()
+play() { # log, players, deals, seed, chunks
+    local k
+    for k in $(seq 0 $(($5 - 1))); do
+        "$evaluator" match --game holdem --players "$2" --deals $((($3 + $5 - 1) / $5)) \
+            --seed $(($4 + 1000 * k)) --log "$1.$k" --json > /dev/null &
+        logs+=(--log "$1.$k")
+    done
+}
+# Waits for every match in the background; fails if any failed.
+finish_matches() {
+    local pid
+    for pid in $(jobs -p); do wait "$pid"; done
+}
+train() { # generation
+    "$evaluator" gain-train --game holdem "${logs[@]}" --out "$out/gen$1.safetensors" \
+        --steps "$steps" --generation "$1" --seed "$1" --device "$device" "${train_limit[@]}"
+    logs=()
 }
 
-if [ -n "${GEN1:-}" ]; then
+if [ -e "$out/gen1.safetensors" ]; then
+    :
+elif [ -n "${GEN1:-}" ]; then
     cp "$GEN1" "$out/gen1.safetensors"
 else
-    play "$out/gen1.log" heuristic,heuristic $((hands / 2)) 41
-    "$evaluator" gain-train --game holdem --log "$out/gen1.log" --out "$out/gen1.safetensors" \
-        --steps "$steps" --generation 1 --seed 1
+    play "$out/gen1.log" heuristic,heuristic $((hands / 2)) 41 "$processes"
+    finish_matches
+    train 1
 fi
 for g in $(seq 2 "$generations"); do
+    [ ! -e "$out/gen$g.safetensors" ] || continue
     newest="gain:$out/gen$((g - 1)).safetensors"
     opponents=(heuristic)
     for k in $(seq 1 $((g - 1))); do opponents+=("gain:$out/gen$k.safetensors"); done
     share=$((hands / 2 / ${#opponents[@]}))
-    logs=()
+    chunks=$((processes / ${#opponents[@]} > 1 ? processes / ${#opponents[@]} : 1))
     for i in "${!opponents[@]}"; do
-        log="$out/gen$g-$i.log"
-        play "$log" "$newest,${opponents[$i]}" "$share" $((40 + g * 10 + i))
-        logs+=(--log "$log")
+        play "$out/gen$g-$i.log" "$newest,${opponents[$i]}" "$share" $((40 + g * 10 + i)) "$chunks"
     done
-    "$evaluator" gain-train --game holdem "${logs[@]}" --out "$out/gen$g.safetensors" \
-        --steps "$steps" --generation "$g" --seed "$g"
+    finish_matches
+    train "$g"
 done
+[ "$table_deals" -gt 0 ] || exit 0
 
 players=(uniform heuristic)
 for g in $(seq 1 "$generations"); do players+=("gain:$out/gen$g.safetensors"); done
