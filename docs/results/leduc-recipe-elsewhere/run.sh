@@ -4,6 +4,7 @@
 # steps) on the other two games, 20 minutes each, seed SEED (default 0),
 # one run at a time on the whole machine. Each run's config, history and
 # every tenth line of its training log (gzipped) go to OUT/NAME/seed-SEED.
+# RUNS="leduc-3p liars_dice" runs only the runs named (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 seed=${SEED:-0}
@@ -15,6 +16,7 @@ cp target/release/rnad-learner "$learner"
 run() { # run NAME SETTINGS...
     local name=$1 dir="$scratch/$1-seed-$seed"
     shift
+    [ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || return 0
     local sets=()
     for setting in "$@"; do sets+=(--set "$setting"); done
     timeout -s TERM 1200 "$learner" local --config configs/leduc.toml --set "seed=$seed" \
@@ -29,5 +31,8 @@ run leduc-3p 'game=leduc_poker(players=3)'
 run liars_dice game=liars_dice
 run liars_dice-eta0.02 game=liars_dice rnad.eta=0.02
 run liars_dice-eta0.02-noquiet game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
+    'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
+    rnad.learning_rate_decay_start_step=1000000000
+run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[5000]' \
     'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
     rnad.learning_rate_decay_start_step=1000000000
