@@ -7,8 +7,9 @@
 # the heuristic player, in equal shares. Then every pair among uniform
 # (seed 004's random player), heuristic and the generations plays
 # 2 x TABLE_DEALS duplicate hands, and LBR (fcpa) plays LBR_HANDS hands
-# against each generation. Everything goes to OUT: the logs, the networks
-# (genK.safetensors), table.jsonl and lbr.jsonl.
+# against each generation. Everything goes to OUT: the hand logs, the
+# networks (genK.safetensors) with their training logs (genK.train.log),
+# table.jsonl and lbr.jsonl.
 #
 # Seed 004's sizes are the defaults; on one CPU core they take days (a
 # training step of 32 decisions costs about half a second, a match
@@ -20,10 +21,13 @@
 # network on a core) and TABLE_DEALS=0 the table.
 # On a machine with many cores and a GPU: BIN=target/cuda/release (the
 # cuda build), DEVICE=cuda trains there, JOBS=N plays each generation's
-# hands as N match processes of one thread each (the networks decide on
-# the CPU, one state at a time), TRAIN_SECONDS caps each training.
+# hands as about N match processes at once (one thread each: the networks
+# decide on the CPU, one state at a time), N split evenly among the
+# generation's pairings and at least one a pairing, so every pairing plays
+# at the same time; TRAIN_SECONDS caps each training.
 # A generation whose network is already in OUT is kept: a rerun with a
-# larger GENERATIONS goes on from the last one.
+# larger GENERATIONS goes on from the last one (with GEN1 set, it must be
+# the generation 1 already there).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 hands=${HANDS:-200000}
@@ -32,6 +36,7 @@ table_deals=${TABLE_DEALS:-50000}
 lbr_hands=${LBR_HANDS:-10000}
 generations=${GENERATIONS:-3}
 processes=${JOBS:-1}
+[ "$processes" -ge 1 ] || { echo "JOBS must be 1 or more, not $processes" >&2; exit 2; }
 device=${DEVICE:-cpu}
 train_limit=()
 [ -z "${TRAIN_SECONDS:-}" ] || train_limit=(--max-seconds "$TRAIN_SECONDS")
@@ -40,34 +45,44 @@ mkdir -p "$out"
 # A copy, so that rebuilding the workspace during the run changes nothing.
 evaluator="$out/.rnad-evaluator"
 cp "${BIN:-target/release}/rnad-evaluator" "$evaluator"
-trap 'rm -f "$evaluator"' EXIT
-[ "$processes" -eq 1 ] || export RAYON_NUM_THREADS=1
+matches=()
+trap 'kill "${matches[@]}" 2> /dev/null; rm -f "$evaluator"' EXIT
 
 # Plays `deals` duplicate deals of `players` as `chunks` processes in the
 # background, chunk k with seed `seed + 1000 k` into `log.k` (chunk 0 is
-# the whole match when chunks is 1), and adds `--log log.k` to `logs`.
+# the whole match when chunks is 1; a log left by an earlier run is removed
+# first, so that a failed match cannot leave it to be trained on), and adds
+# `--log log.k` to `logs`.
 logs=()
 play() { # log, players, deals, seed, chunks
     local k
     for k in $(seq 0 $(($5 - 1))); do
+        rm -f "$1.$k"
         "$evaluator" match --game holdem --players "$2" --deals $((($3 + $5 - 1) / $5)) \
             --seed $(($4 + 1000 * k)) --log "$1.$k" --json > /dev/null &
+        matches+=($!)
         logs+=(--log "$1.$k")
     done
 }
-# Waits for every match in the background; fails if any failed.
+# Waits for every match started; fails (and the trap stops the others) if
+# any failed.
 finish_matches() {
     local pid
-    for pid in $(jobs -p); do wait "$pid"; done
+    for pid in "${matches[@]}"; do wait "$pid"; done
+    matches=()
 }
-train() { # generation
+train() { # generation; its log also goes to OUT/genG.train.log
     "$evaluator" gain-train --game holdem "${logs[@]}" --out "$out/gen$1.safetensors" \
-        --steps "$steps" --generation "$1" --seed "$1" --device "$device" "${train_limit[@]}"
+        --steps "$steps" --generation "$1" --seed "$1" --device "$device" "${train_limit[@]}" \
+        2>&1 | tee "$out/gen$1.train.log"
     logs=()
 }
 
 if [ -e "$out/gen1.safetensors" ]; then
-    :
+    [ -z "${GEN1:-}" ] || cmp -s "$GEN1" "$out/gen1.safetensors" || {
+        echo "$out/gen1.safetensors is not $GEN1: the generations in $out grew from another" >&2
+        exit 2
+    }
 elif [ -n "${GEN1:-}" ]; then
     cp "$GEN1" "$out/gen1.safetensors"
 else

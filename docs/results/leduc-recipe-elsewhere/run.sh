@@ -13,9 +13,12 @@ scratch=${SCRATCH:-$(mktemp -d)}
 learner="$scratch/rnad-learner"
 cp target/release/rnad-learner "$learner"
 
+known=()
+listing=
 run() { # run NAME SETTINGS...
     local name=$1 dir="$scratch/$1-seed-$seed"
     shift
+    if [ -n "$listing" ]; then known+=("$name"); return 0; fi
     [ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || return 0
     local sets=()
     for setting in "$@"; do sets+=(--set "$setting"); done
@@ -27,12 +30,21 @@ run() { # run NAME SETTINGS...
     awk 'NR % 10 == 1' "$dir/training.jsonl" | gzip -9 > "$out/$name/seed-$seed/training.jsonl.gz"
 }
 
-run leduc-3p 'game=leduc_poker(players=3)'
-run liars_dice game=liars_dice
-run liars_dice-eta0.02 game=liars_dice rnad.eta=0.02
-run liars_dice-eta0.02-noquiet game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
-    'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
-    rnad.learning_rate_decay_start_step=1000000000
-run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[5000]' \
-    'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
-    rnad.learning_rate_decay_start_step=1000000000
+all_runs() {
+    run leduc-3p 'game=leduc_poker(players=3)'
+    run liars_dice game=liars_dice
+    run liars_dice-eta0.02 game=liars_dice rnad.eta=0.02
+    run liars_dice-eta0.02-noquiet game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
+        'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
+        rnad.learning_rate_decay_start_step=1000000000
+    run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[5000]' \
+        'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
+        rnad.learning_rate_decay_start_step=1000000000
+}
+
+# Names in RUNS are checked before anything runs.
+listing=1 all_runs
+for name in ${RUNS:-}; do
+    [[ " ${known[*]} " == *" $name "* ]] || { echo "RUNS: no run is called $name (runs: ${known[*]})" >&2; exit 2; }
+done
+all_runs

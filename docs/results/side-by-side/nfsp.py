@@ -5,13 +5,17 @@ The hyper-parameters are those of OpenSpiel's own Leduc example
 (`open_spiel/python/examples/nfsp_leduc_pytorch.py`), used unchanged on
 every game: one hidden layer of 128, replay 200k, reservoir 2M, learning
 from 1,000 transitions, anticipatory 0.1, batch 128, an update every 64
-steps, SGD at 0.01 for both networks, MSE, target network every 19,200
-steps, ε from 0.06 to 0.001 over 20M steps.
+steps, SGD at 0.01 for both networks (MSE for the DQN, cross-entropy for
+the average policy), target network every 19,200 steps, ε decaying
+exponentially from 0.06 to 0.001 over 20M steps.
 
 The clock counts training only: every EVAL seconds of it, training
 pauses while the average policy is written out as a table over every
 information state and OpenSpiel's C++ best responses give its NashConv.
 Each evaluation is one JSON line: training seconds, episodes, NashConv.
+SEED seeds the game's chance, each agent and the exploration; an
+evaluation leaves the random state as it found it, so how often one runs
+does not change the training.
 
     python nfsp.py --game leduc_poker --seconds 600 --out nfsp.jsonl
 """
@@ -88,16 +92,20 @@ def main():
     parser.add_argument("--out", required=True, help="JSON lines, one per evaluation")
     args = parser.parse_args()
 
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
     game = pyspiel.load_game(args.game)
-    env = rl_environment.Environment(game, seed=args.seed)
+    env = rl_environment.Environment(game)
+    env.seed(args.seed)
     state_size = env.observation_spec()["info_state"][0]
     actions = env.action_spec()["num_actions"]
+    # Each agent seeds its networks from its `seed` (and the global
+    # generators, which it resets): distinct per player and run seed.
     agents = [
-        nfsp.NFSP(player, state_size, actions, [128], **LEDUC_SETTINGS)
+        nfsp.NFSP(player, state_size, actions, [128], seed=1000 * args.seed + 10 * player,
+                  **LEDUC_SETTINGS)
         for player in range(game.num_players())
     ]
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
     table = policy.TabularPolicy(game)
 
     trained = 0.0
@@ -105,9 +113,11 @@ def main():
     with open(args.out, "w") as out:
         while True:
             started = time.perf_counter()
+            training_random_state = np.random.get_state()
             nash_conv = exploitability.nash_conv(
                 game, average_policy_table(game, table, agents), use_cpp_br=True
             )
+            np.random.set_state(training_random_state)
             line = dict(
                 game=args.game,
                 seed=args.seed,
