@@ -126,9 +126,10 @@ def main():
                 nash_conv=nash_conv,
                 evaluation_seconds=time.perf_counter() - started,
             )
-            out.write(json.dumps(line) + "\n")
+            text = json.dumps(line)
+            out.write(text + "\n")
             out.flush()
-            print(json.dumps(line), flush=True)
+            print(text, flush=True)
             if trained >= args.seconds:
                 break
             started = time.perf_counter()
