@@ -24,7 +24,8 @@
 # hands as about N match processes at once (one thread each: the networks
 # decide on the CPU, one state at a time), N split evenly among the
 # generation's pairings and at least one a pairing, so every pairing plays
-# at the same time; TRAIN_SECONDS caps each training.
+# at the same time, and plays N of the table's pairs at once;
+# TRAIN_SECONDS caps each training.
 # A generation whose network is already in OUT is kept: a rerun with a
 # larger GENERATIONS goes on from the last one (with GEN1 set, it must be
 # the generation 1 already there).
@@ -46,7 +47,7 @@ mkdir -p "$out"
 evaluator="$out/.rnad-evaluator"
 cp "${BIN:-target/release}/rnad-evaluator" "$evaluator"
 matches=()
-trap 'kill "${matches[@]}" 2> /dev/null; rm -f "$evaluator"' EXIT
+trap 'kill "${matches[@]}" 2> /dev/null || true; rm -f "$evaluator"' EXIT
 
 # Plays `deals` duplicate deals of `players` as `chunks` processes in the
 # background, chunk k with seed `seed + 1000 k` into `log.k` (chunk 0 is
@@ -107,15 +108,23 @@ done
 
 players=(uniform heuristic)
 for g in $(seq 1 "$generations"); do players+=("gain:$out/gen$g.safetensors"); done
-: > "$out/table.jsonl.tmp"
+# Each pair's report goes to its own file, JOBS pairs at a time, and the
+# files are joined in pair order, so the table reads the same however many
+# ran at once.
+reports=()
 for i in "${!players[@]}"; do
     for j in "${!players[@]}"; do
         [ "$i" -lt "$j" ] || continue
+        [ "${#matches[@]}" -lt "$processes" ] || finish_matches
+        reports+=("$out/table.$i-$j.json")
         "$evaluator" match --game holdem --players "${players[$i]},${players[$j]}" \
-            --deals "$table_deals" --seed 4 --json >> "$out/table.jsonl.tmp"
+            --deals "$table_deals" --seed 4 --json > "${reports[-1]}" &
+        matches+=($!)
     done
 done
-mv "$out/table.jsonl.tmp" "$out/table.jsonl"
+finish_matches
+cat "${reports[@]}" > "$out/table.jsonl"
+rm -f "${reports[@]}"
 [ "$lbr_hands" -gt 0 ] || exit 0
 : > "$out/lbr.jsonl.tmp"
 for g in $(seq 1 "$generations"); do
