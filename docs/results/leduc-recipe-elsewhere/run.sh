@@ -10,6 +10,7 @@ cd "$(dirname "$0")/../../.."
 seed=${SEED:-0}
 out=${OUT:-docs/results/leduc-recipe-elsewhere}
 scratch=${SCRATCH:-$(mktemp -d)}
+mkdir -p "$scratch"
 learner="$scratch/rnad-learner"
 cp target/release/rnad-learner "$learner"
 
@@ -37,6 +38,9 @@ all_runs() {
     run liars_dice-eta0.02-noquiet game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
         'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
         rnad.learning_rate_decay_start_step=1000000000
+    run liars_dice-eta0.02-noquiet-wide game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
+        'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
+        rnad.learning_rate_decay_start_step=1000000000 'network.hidden=[256, 256]'
     run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[5000]' \
         'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
         rnad.learning_rate_decay_start_step=1000000000
