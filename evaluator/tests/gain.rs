@@ -112,6 +112,57 @@ fn training_fits_a_batch_and_the_player_takes_the_best_predicted_action() {
     }
 }
 
+/// A range's worth of states (one decision, the acting player's hole cards
+/// varied, as a local best response asks) decided in batched forward
+/// passes gets the gains of deciding each alone (to rounding), across a
+/// batch boundary, and plays the best of them.
+#[test]
+fn a_batch_of_states_decides_as_each_state_alone() {
+    let game = game();
+    let (log, _) = random_log(&game, 4, 6);
+    let samples = samples_from_log(&game, &log, 5000.0).unwrap();
+    let trainer = GainTrainer::new(7, &candle_core::Device::Cpu).unwrap();
+    let mut player = GainPlayer::new(trainer.params()).unwrap();
+    let state: &UniversalPokerState = &samples[0].state;
+    let Turn::Player(actor) = state.turn() else {
+        panic!("a sample is a decision")
+    };
+    let legal = state.legal_actions();
+    let free: Vec<u8> = (0..52u8)
+        .filter(|&c| state.undealt() & (1 << c) != 0)
+        .collect();
+    let views: Vec<UniversalPokerState> = free
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &a)| free[i + 1..].iter().map(move |&b| [a, b]))
+        .take(30)
+        .map(|pair| state.with_hole_cards(actor, &pair))
+        .collect();
+    let pairs = views.len() * legal.len();
+    assert!(
+        pairs > rnad_evaluator::gain::BATCH_DECISIONS,
+        "{pairs} pairs fit one pass"
+    );
+    let refs: Vec<&UniversalPokerState> = views.iter().collect();
+    let batched = player.gains_at(&refs, &legal).unwrap();
+    let dyn_refs: Vec<&dyn State> = views.iter().map(|v| v as &dyn State).collect();
+    let policies = player.policies(&dyn_refs, &legal);
+    for ((view, gains), policy) in views.iter().zip(&batched).zip(&policies) {
+        let alone = player.gains(view, &legal).unwrap();
+        for (a, b) in alone.iter().zip(gains) {
+            assert!(
+                (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+                "{alone:?} {gains:?}"
+            );
+        }
+        let chosen = policy.iter().position(|&p| p == 1.0).unwrap();
+        assert!(
+            gains.iter().all(|&g| g <= gains[chosen]),
+            "{gains:?} {policy:?}"
+        );
+    }
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);

@@ -19,7 +19,7 @@ use rnad_games::{Action, Game, GameSpec, State, UniversalPoker};
 
 use crate::error::EvaluatorError;
 
-pub use player::GainPlayer;
+pub use player::{GainPlayer, BATCH_DECISIONS};
 pub use trainer::GainTrainer;
 
 /// One decision of a logged hand and what it came to.
