@@ -24,7 +24,7 @@
 # hands as about N match processes at once (one thread each: the networks
 # decide on the CPU, one state at a time), N split evenly among the
 # generation's pairings and at least one a pairing, so every pairing plays
-# at the same time, and plays N of the table's pairs at once;
+# at the same time, and plays the table's pairs in waves of N;
 # TRAIN_SECONDS caps each training.
 # A generation whose network is already in OUT is kept: a rerun with a
 # larger GENERATIONS goes on from the last one (with GEN1 set, it must be
@@ -46,8 +46,10 @@ mkdir -p "$out"
 # A copy, so that rebuilding the workspace during the run changes nothing.
 evaluator="$out/.rnad-evaluator"
 cp "${BIN:-target/release}/rnad-evaluator" "$evaluator"
+# Each table pair's report, until the table is whole.
+reports_dir=$(mktemp -d)
 matches=()
-trap 'kill "${matches[@]}" 2> /dev/null || true; rm -f "$evaluator"' EXIT
+trap 'kill "${matches[@]}" 2> /dev/null || true; rm -rf "$evaluator" "$reports_dir"' EXIT
 
 # Plays `deals` duplicate deals of `players` as `chunks` processes in the
 # background, chunk k with seed `seed + 1000 k` into `log.k` (chunk 0 is
@@ -108,7 +110,7 @@ done
 
 players=(uniform heuristic)
 for g in $(seq 1 "$generations"); do players+=("gain:$out/gen$g.safetensors"); done
-# Each pair's report goes to its own file, JOBS pairs at a time, and the
+# Each pair's report goes to its own file, in waves of JOBS pairs, and the
 # files are joined in pair order, so the table reads the same however many
 # ran at once.
 reports=()
@@ -116,7 +118,7 @@ for i in "${!players[@]}"; do
     for j in "${!players[@]}"; do
         [ "$i" -lt "$j" ] || continue
         [ "${#matches[@]}" -lt "$processes" ] || finish_matches
-        reports+=("$out/table.$i-$j.json")
+        reports+=("$reports_dir/$i-$j.json")
         "$evaluator" match --game holdem --players "${players[$i]},${players[$j]}" \
             --deals "$table_deals" --seed 4 --json > "${reports[-1]}" &
         matches+=($!)
@@ -124,7 +126,6 @@ for i in "${!players[@]}"; do
 done
 finish_matches
 cat "${reports[@]}" > "$out/table.jsonl"
-rm -f "${reports[@]}"
 [ "$lbr_hands" -gt 0 ] || exit 0
 : > "$out/lbr.jsonl.tmp"
 for g in $(seq 1 "$generations"); do

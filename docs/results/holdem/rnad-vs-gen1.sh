@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# R-NaD (configs/holdem.toml, the MLP) for SECONDS (default 600) with seed
-# 004's generation 1 (card-gpu/gen1.safetensors, trained on an H200 at the
-# seed's sizes) joining the panel, then its last checkpoint against
-# generation 1 and the heuristic player over DEALS duplicate deals each
-# (default 5,000). Writes the run's history, training log and config and
-# the two matches to OUT (default docs/results/holdem/rnad-vs-gen1).
+# R-NaD (configs/holdem.toml, the MLP) for SECONDS_OF_TRAINING (default
+# 600) with one of seed 004's generations joining the panel (PANEL_GEN,
+# default card-gpu/gen1.safetensors, trained on an H200 at the seed's
+# sizes), then its last checkpoint against each of OPPONENTS (players as
+# `match` takes them; default that generation and the heuristic player)
+# over DEALS duplicate deals each (default 5,000). Writes the run's
+# history, training log and config and the matches to OUT (default
+# docs/results/holdem/rnad-vs-gen1).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-docs/results/holdem/rnad-vs-gen1}
 seconds=${SECONDS_OF_TRAINING:-600}
 deals=${DEALS:-5000}
-gen1=docs/results/holdem/card-gpu/gen1.safetensors
+panel_gen=${PANEL_GEN:-docs/results/holdem/card-gpu/gen1.safetensors}
+[ -f "$panel_gen" ] || { echo "PANEL_GEN: no file $panel_gen" >&2; exit 2; }
+read -r -a opponents <<< "${OPPONENTS:-gain:$panel_gen heuristic}"
 bin=$(mktemp -d)
 cp target/release/rnad-learner target/release/rnad-evaluator "$bin/"
 run=$(mktemp -d)
@@ -18,12 +22,12 @@ trap 'rm -rf "$bin" "$run"' EXIT
 # 500 deals a panel opponent: seed 004's network decides in about 10 ms on
 # one core, and a local run's evaluation holds its learner.
 timeout -s TERM "$seconds" "$bin/rnad-learner" local --config configs/holdem.toml --run-dir "$run" \
-    --set "evaluation.panel_extra=[\"gain:$gen1\"]" --set evaluation.deals=500 \
+    --set "evaluation.panel_extra=[\"gain:$panel_gen\"]" --set evaluation.deals=500 \
     --set evaluation.interval_seconds=120 > "$run/progress.log" 2>&1 || [ $? -eq 124 ]
 mkdir -p "$out"
 cp "$run/history.jsonl" "$run/training.jsonl" "$run/config.toml" "$out/"
 checkpoint=$(ls "$run"/checkpoints/*.safetensors | tail -1)
-for opponent in "gain:$gen1" heuristic; do
+for opponent in "${opponents[@]}"; do
     "$bin/rnad-evaluator" match --game holdem --players "checkpoint:$checkpoint,$opponent" \
         --deals "$deals" --seed 9 --json
 done > "$out/final.jsonl"

@@ -40,6 +40,9 @@ impl GainPlayer {
         states: &[&UniversalPokerState],
         legal: &[Action],
     ) -> Result<Vec<Vec<f32>>> {
+        if legal.is_empty() {
+            return Ok(vec![Vec::new(); states.len()]);
+        }
         let mut decisions = Vec::with_capacity(states.len() * legal.len());
         for state in states {
             let rnad_games::Turn::Player(player) = state.turn() else {
@@ -47,8 +50,10 @@ impl GainPlayer {
             };
             decisions.extend(legal.iter().map(|&a| (*state, player, a)));
         }
+        // A pass may end inside a state's actions: the gains are joined in
+        // order and cut per state after the last pass.
         let mut gains = Vec::with_capacity(decisions.len());
-        for batch in decisions.chunks(BATCH_DECISIONS.max(legal.len())) {
+        for batch in decisions.chunks(BATCH_DECISIONS) {
             let planes = planes(batch.iter().copied())?;
             gains.extend(self.net.forward(&planes)?.to_vec1::<f32>()?);
         }
