@@ -41,6 +41,9 @@ all_runs() {
     run liars_dice-eta0.02-noquiet-wide game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
         'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
         rnad.learning_rate_decay_start_step=1000000000 'network.hidden=[256, 256]'
+    run liars_dice-eta0.02-noquiet-beta4 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
+        'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
+        rnad.learning_rate_decay_start_step=1000000000 rnad.beta_neurd=4.0
     run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[5000]' \
         'rnad.entropy_schedule_repeats=[1]' rnad.late_batch_start_step=1000000000 \
         rnad.learning_rate_decay_start_step=1000000000
