@@ -9,29 +9,58 @@ use std::collections::HashMap;
 /// The distinct `size`-long rows of `values` (equal meaning bit for bit)
 /// in order of first appearance, and each row's index among them.
 pub fn distinct_rows(values: &[f32], size: usize) -> (Vec<f32>, Vec<u32>) {
-    distinct_rows_by(values, size, |row| {
-        // FNV-1a over the rows' bits.
-        row.iter().fold(0xcbf2_9ce4_8422_2325, |h, v| {
-            (h ^ u64::from(v.to_bits())).wrapping_mul(0x0100_0000_01b3)
-        })
-    })
+    let size = size.max(1);
+    distinct_rows_of(values.chunks_exact(size), size, values.len() / size)
 }
 
-/// [`distinct_rows`] with rows found by `hash` and confirmed by comparing
-/// them, so no key is allocated per row; `next` chains the distinct rows
-/// whose hashes are equal.
-fn distinct_rows_by(
-    values: &[f32],
+/// [`distinct_rows`] of rows that need not lie in one buffer (a batch's
+/// trajectories each hold their own), `size` values each, about
+/// `expected_rows` of them.
+pub fn distinct_rows_of<'a>(
+    rows: impl IntoIterator<Item = &'a [f32]>,
     size: usize,
+    expected_rows: usize,
+) -> (Vec<f32>, Vec<u32>) {
+    distinct_rows_by(rows, size, expected_rows, row_hash)
+}
+
+/// A row's bits two values to a word, each word mixed in by a rotate, an
+/// exclusive or and a multiply (FxHash's step): half the dependent
+/// multiplies of hashing value by value, which is most of what finding
+/// the distinct rows of a learner batch costs. Collisions only cost a
+/// comparison: rows are confirmed equal before they share an index.
+fn row_hash(row: &[f32]) -> u64 {
+    let mix =
+        |hash: u64, word: u64| (hash.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    let mut pairs = row.chunks_exact(2);
+    let hash = (&mut pairs).fold(0, |hash, pair| {
+        mix(
+            hash,
+            u64::from(pair[0].to_bits()) | (u64::from(pair[1].to_bits()) << 32),
+        )
+    });
+    pairs
+        .remainder()
+        .iter()
+        .fold(hash, |hash, v| mix(hash, u64::from(v.to_bits())))
+}
+
+/// [`distinct_rows_of`] with rows found by `hash` and confirmed by
+/// comparing them, so no key is allocated per row; `next` chains the
+/// distinct rows whose hashes are equal.
+fn distinct_rows_by<'a>(
+    rows: impl IntoIterator<Item = &'a [f32]>,
+    size: usize,
+    expected_rows: usize,
     hash: impl Fn(&[f32]) -> u64,
 ) -> (Vec<f32>, Vec<u32>) {
     let size = size.max(1);
-    let mut first: HashMap<u64, u32> = HashMap::with_capacity(values.len() / size);
+    let mut first: HashMap<u64, u32> = HashMap::with_capacity(expected_rows);
     let mut next: Vec<Option<u32>> = Vec::new();
     let mut distinct: Vec<f32> = Vec::new();
     let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
-    let index = values
-        .chunks_exact(size)
+    let index = rows
+        .into_iter()
         .map(|row| {
             let new = (distinct.len() / size) as u32;
             let mut candidate = *first.entry(hash(row)).or_insert(new);
@@ -86,7 +115,18 @@ mod tests {
             (flat.clone(), expected_index.clone())
         );
         assert_eq!(
-            distinct_rows_by(&values, size, |_| 7),
+            distinct_rows_by(values.chunks_exact(size), size, 0, |_| 7),
+            (flat.clone(), expected_index.clone())
+        );
+        // Rows from separate buffers, an odd size (the hash's last word
+        // holds one value).
+        let (head, tail) = values.split_at(17 * size);
+        assert_eq!(
+            distinct_rows_of(
+                head.chunks_exact(size).chain(tail.chunks_exact(size)),
+                size,
+                40
+            ),
             (flat, expected_index)
         );
     }

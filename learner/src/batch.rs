@@ -3,11 +3,12 @@
 //! Padding carries no information, so the learner computes only on real
 //! decisions: each trajectory's decisions become consecutive rows, and
 //! `spans` remembers where each trajectory's rows are (v-trace runs per
-//! span).
+//! span). Observations are kept once per information state: networks run
+//! once per distinct one, and rows gather the result.
 
 use std::ops::Range;
 
-use rnad_common::distinct::distinct_rows;
+use rnad_common::distinct::distinct_rows_of;
 use rnad_common::trajectory::Trajectory;
 
 /// Row-major arrays over every decision of a batch.
@@ -15,8 +16,11 @@ use rnad_common::trajectory::Trajectory;
 pub struct Batch {
     /// Number of rows (decisions).
     pub rows: usize,
-    /// Observations, `rows × obs_size`.
-    pub obs: Vec<f32>,
+    /// The distinct observations, row-major in order of first appearance
+    /// (a Leduc batch of about 2,200 decisions holds about 450).
+    pub distinct_obs: Vec<f32>,
+    /// Each row's observation: its index among `distinct_obs`.
+    pub obs_index: Vec<u32>,
     /// Legal-action masks, `rows × actions`.
     pub legal: Vec<f32>,
     /// Acting player per row.
@@ -34,10 +38,31 @@ pub struct Batch {
 impl Batch {
     /// Compacts `trajectories` for a game with `players` players.
     pub fn new(trajectories: &[Trajectory], players: usize) -> Batch {
-        let mut batch = Batch::default();
+        let rows: usize = trajectories.iter().map(Trajectory::len).sum();
+        // Every trajectory of a batch comes from one game: one width each.
+        let (obs_size, legal_size) = trajectories
+            .iter()
+            .find(|t| !t.is_empty())
+            .map_or((0, 0), |t| (t.obs.len() / t.len(), t.legal.len() / t.len()));
+        let (distinct_obs, obs_index) = distinct_rows_of(
+            trajectories
+                .iter()
+                .flat_map(|t| t.obs.chunks_exact(obs_size.max(1))),
+            obs_size,
+            rows,
+        );
+        let mut batch = Batch {
+            distinct_obs,
+            obs_index,
+            legal: Vec::with_capacity(rows * legal_size),
+            player: Vec::with_capacity(rows),
+            action: Vec::with_capacity(rows),
+            behaviour: Vec::with_capacity(rows),
+            spans: Vec::with_capacity(trajectories.len()),
+            ..Batch::default()
+        };
         for trajectory in trajectories {
             let start = batch.rows;
-            batch.obs.extend_from_slice(&trajectory.obs);
             batch.legal.extend_from_slice(&trajectory.legal);
             batch.player.extend_from_slice(&trajectory.player);
             batch.action.extend_from_slice(&trajectory.action);
@@ -65,13 +90,6 @@ impl Batch {
         if scale != 1.0 {
             self.rewards.iter_mut().for_each(|r| *r *= scale);
         }
-    }
-
-    /// The distinct observations (row-major, in order of first appearance)
-    /// and, for each row, the index of its observation among them: networks
-    /// run once per distinct information state, and rows gather the result.
-    pub fn distinct_obs(&self) -> (Vec<f32>, Vec<u32>) {
-        distinct_rows(&self.obs, self.obs.len() / self.rows.max(1))
     }
 
     /// The rewards of `player` for every row.
@@ -120,9 +138,8 @@ mod tests {
         assert_eq!(batch.behaviour, vec![0.75, 0.25, 0.75]);
         assert_eq!(batch.rewards_of(0), &[0.0, -1.0, 2.0]);
         assert_eq!(batch.rewards_of(1), &[0.0, 1.0, -2.0]);
-        let (distinct, index) = batch.distinct_obs();
-        assert_eq!(distinct, vec![1.0, 0.0, 0.0, 1.0]);
-        assert_eq!(index, vec![0, 1, 0]);
+        assert_eq!(batch.distinct_obs, vec![1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(batch.obs_index, vec![0, 1, 0]);
         batch.scale_rewards(0.5);
         assert_eq!(batch.rewards_of(0), &[0.0, -0.5, 1.0]);
         assert_eq!(batch.rewards_of(1), &[0.0, 0.5, -1.0]);

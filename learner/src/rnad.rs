@@ -322,7 +322,8 @@ impl Learner {
         let point = self.schedule.at(self.state.step);
         let device = self.device.clone();
         // Networks run once per distinct information state; rows gather.
-        let (distinct, index) = batch.distinct_obs();
+        let distinct = std::mem::take(&mut batch.distinct_obs);
+        let index = std::mem::take(&mut batch.obs_index);
         let distinct_rows = distinct.len() / self.shape.input;
         let kept_obs = self.average.is_some().then(|| distinct.clone());
         let obs = Tensor::from_vec(distinct, (distinct_rows, self.shape.input), &device)?;

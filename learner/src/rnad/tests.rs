@@ -137,7 +137,7 @@ fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<
     let batch = Batch::new(trajectories, learner.players);
     let (n, actions) = (batch.rows, learner.shape.actions);
     let point = learner.schedule.at(learner.state.step);
-    let (distinct, index) = batch.distinct_obs();
+    let (distinct, index) = (batch.distinct_obs.clone(), batch.obs_index.clone());
     let obs = Tensor::from_vec(
         distinct.clone(),
         (distinct.len() / learner.shape.input, learner.shape.input),
