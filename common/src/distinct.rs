@@ -14,8 +14,8 @@ pub fn distinct_rows(values: &[f32], size: usize) -> (Vec<f32>, Vec<u32>) {
 }
 
 /// [`distinct_rows`] of rows that need not lie in one buffer (a batch's
-/// trajectories each hold their own), `size` values each, about
-/// `expected_rows` of them.
+/// trajectories each hold their own), each exactly `size` values long,
+/// about `expected_rows` of them.
 pub fn distinct_rows_of<'a>(
     rows: impl IntoIterator<Item = &'a [f32]>,
     size: usize,
@@ -26,14 +26,16 @@ pub fn distinct_rows_of<'a>(
 
 /// A row's bits two values to a word, each word mixed in by a rotate, an
 /// exclusive or and a multiply (FxHash's step): half the dependent
-/// multiplies of hashing value by value, which is most of what finding
-/// the distinct rows of a learner batch costs. Collisions only cost a
-/// comparison: rows are confirmed equal before they share an index.
+/// multiplies of hashing value by value, which was a large part of what
+/// finding the distinct rows of a learner batch cost (perf, three-player
+/// Leduc). Collisions only cost a comparison: rows are confirmed equal
+/// before they share an index. The low bits are weak (the last multiply
+/// pushes bits upward): the map rehashes the key, which it needs.
 fn row_hash(row: &[f32]) -> u64 {
     let mix =
         |hash: u64, word: u64| (hash.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
     let mut pairs = row.chunks_exact(2);
-    let hash = (&mut pairs).fold(0, |hash, pair| {
+    let hash = pairs.by_ref().fold(0, |hash, pair| {
         mix(
             hash,
             u64::from(pair[0].to_bits()) | (u64::from(pair[1].to_bits()) << 32),
@@ -62,6 +64,7 @@ fn distinct_rows_by<'a>(
     let index = rows
         .into_iter()
         .map(|row| {
+            debug_assert_eq!(row.len(), size, "rows of one width");
             let new = (distinct.len() / size) as u32;
             let mut candidate = *first.entry(hash(row)).or_insert(new);
             loop {
@@ -87,8 +90,9 @@ mod tests {
 
     /// Against comparing every row with every earlier one: rows drawn from
     /// a few values, so that most repeat, with -0.0 and 0.0 told apart;
-    /// once with the real hash and once with every row's hash equal, which
-    /// puts every row on one chain.
+    /// rows of three values, so the hash's last word holds one. Twice with
+    /// the real hash (one buffer, then rows from two buffers) and once with
+    /// every row's hash equal, which puts every row on one chain.
     #[test]
     fn distinct_rows_agree_with_pairwise_comparison_even_when_every_hash_collides() {
         let pool = [0.0f32, -0.0, 1.0, 0.5];
@@ -118,8 +122,7 @@ mod tests {
             distinct_rows_by(values.chunks_exact(size), size, 0, |_| 7),
             (flat.clone(), expected_index.clone())
         );
-        // Rows from separate buffers, an odd size (the hash's last word
-        // holds one value).
+        // Rows from separate buffers.
         let (head, tail) = values.split_at(17 * size);
         assert_eq!(
             distinct_rows_of(

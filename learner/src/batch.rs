@@ -11,7 +11,8 @@ use std::ops::Range;
 use rnad_common::distinct::distinct_rows_of;
 use rnad_common::trajectory::Trajectory;
 
-/// Row-major arrays over every decision of a batch.
+/// Row-major arrays over every decision of a batch (observations once
+/// per distinct one).
 #[derive(Debug, Default)]
 pub struct Batch {
     /// Number of rows (decisions).
@@ -74,14 +75,15 @@ impl Batch {
             batch.rows += trajectory.len();
             batch.spans.push(start..batch.rows);
         }
-        batch.rewards = (0..players)
-            .flat_map(|p| {
+        batch.rewards.reserve_exact(rows * players);
+        for p in 0..players {
+            batch.rewards.extend(
                 trajectories
                     .iter()
-                    .flat_map(move |t| t.rewards.iter().skip(p).step_by(players))
-            })
-            .copied()
-            .collect();
+                    .flat_map(|t| t.rewards.iter().skip(p).step_by(players)),
+            );
+        }
+        debug_assert_eq!(batch.obs_index.len(), batch.rows, "one observation a row");
         batch
     }
 
@@ -143,6 +145,33 @@ mod tests {
         batch.scale_rewards(0.5);
         assert_eq!(batch.rewards_of(0), &[0.0, -0.5, 1.0]);
         assert_eq!(batch.rewards_of(1), &[0.0, 0.5, -1.0]);
+    }
+
+    /// Games with no decisions, first or between others, add no rows: the
+    /// observations' width comes from a game that has some, and every row
+    /// keeps its observation. An empty batch is empty.
+    #[test]
+    fn games_without_decisions_add_no_rows() {
+        let batch = Batch::new(
+            &[
+                Trajectory::new(0),
+                game(&[
+                    ([1.0, 0.0], 0, 1, [0.0, 0.0]),
+                    ([0.0, 1.0], 1, 0, [-1.0, 1.0]),
+                ]),
+                Trajectory::new(0),
+                game(&[([0.0, 1.0], 1, 1, [2.0, -2.0])]),
+            ],
+            2,
+        );
+        assert_eq!(batch.rows, 3);
+        assert_eq!(batch.spans, vec![0..0, 0..2, 2..2, 2..3]);
+        assert_eq!(batch.distinct_obs, vec![1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(batch.obs_index, vec![0, 1, 1]);
+        assert_eq!(batch.rewards_of(1), &[0.0, 1.0, -2.0]);
+        let empty = Batch::new(&[], 2);
+        assert_eq!((empty.rows, empty.distinct_obs.len()), (0, 0));
+        assert!(empty.obs_index.is_empty() && empty.rewards.is_empty());
     }
 
     /// Rewards are gathered per player from each decision's row of the

@@ -137,14 +137,14 @@ fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<
     let batch = Batch::new(trajectories, learner.players);
     let (n, actions) = (batch.rows, learner.shape.actions);
     let point = learner.schedule.at(learner.state.step);
-    let (distinct, index) = (batch.distinct_obs.clone(), batch.obs_index.clone());
-    let obs = Tensor::from_vec(
-        distinct.clone(),
-        (distinct.len() / learner.shape.input, learner.shape.input),
+    let input = learner.shape.input;
+    let obs = Tensor::from_slice(
+        &batch.distinct_obs,
+        (batch.distinct_obs.len() / input, input),
         cpu,
     )
     .unwrap();
-    let index = Tensor::from_vec(index, n, cpu).unwrap();
+    let index = Tensor::from_slice(&batch.obs_index, n, cpu).unwrap();
     let forward = |params: &[Tensor]| {
         let (logits, values) = PolicyValueNet::new(&learner.shape, params)
             .unwrap()
