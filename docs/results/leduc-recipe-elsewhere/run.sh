@@ -47,6 +47,7 @@ all_runs() {
     run liars_dice-eta0.02-noquiet "${noquiet[@]}"
     run liars_dice-eta0.02-noquiet-wide "${noquiet[@]}" 'network.hidden=[256, 256]'
     run liars_dice-eta0.02-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0
+    run liars_dice-eta0.02-noquiet-beta4-lr7.5e-4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.learning_rate=7.5e-4
     run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[5000]' \
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}"
 }
