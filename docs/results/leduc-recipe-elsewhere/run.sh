@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 39's first step: the Leduc recipe (configs/leduc.toml: one actor
 # thread, 256 games an actor, target_average, the quiet phase from 300k
-# steps) on the other two games, 20 minutes each, seed SEED (default 0),
-# one run at a time on the whole machine. Each run's config, history and
+# steps) on the other two games, 20 minutes each (RUN_SECONDS), seed SEED
+# (default 0), one run at a time on the whole machine. Each run's config, history and
 # every tenth line of its training log (gzipped) go to OUT/NAME/seed-SEED.
 # RUNS="leduc-3p liars_dice" runs only the runs named (default: all).
 set -euo pipefail
@@ -23,7 +23,7 @@ run() { # run NAME SETTINGS...
     [ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || return 0
     local sets=()
     for setting in "$@"; do sets+=(--set "$setting"); done
-    timeout -s TERM 1200 "$learner" local --config configs/leduc.toml --set "seed=$seed" \
+    timeout -s TERM "${RUN_SECONDS:-1200}" "$learner" local --config configs/leduc.toml --set "seed=$seed" \
         "${sets[@]}" --run-dir "$dir" > "$dir.log" 2>&1 || [ $? -eq 124 ]
     mkdir -p "$out/$name/seed-$seed"
     cp "$dir/config.toml" "$out/$name/seed-$seed/"
@@ -48,6 +48,19 @@ all_runs() {
     run liars_dice-eta0.02-noquiet-wide "${noquiet[@]}" 'network.hidden=[256, 256]'
     run liars_dice-eta0.02-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0
     run liars_dice-eta0.02-noquiet-beta4-lr7.5e-4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.learning_rate=7.5e-4
+    # configs/liars_dice.toml's settings with a smaller and a larger η.
+    run liars_dice-eta0.005-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.005
+    run liars_dice-eta0.05-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.05
+    # configs/liars_dice.toml's settings (η 0.02, no quiet phase, β 4) on
+    # Leduc: one recipe for both?
+    run leduc-liars_dice-settings rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
+        'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}" rnad.beta_neurd=4.0
+    # Leduc's recipe with its returns divided by 13 (its largest win) and
+    # η by the same: R-NaD's regularised reward r - η log(π/π_reg) scaled
+    # by 1/13 throughout, which Adam's step should not see.
+    run leduc-returns-over-13 rnad.reward_scale=0.07692307692307693 rnad.eta=0.015384615384615385
+    # Leduc's η over 13 on Liar's Dice, whose returns are already ±1.
+    run liars_dice-eta0.0154-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.015384615384615385
     run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[5000]' \
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}"
 }
