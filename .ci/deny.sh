@@ -50,4 +50,7 @@ echo "== cargo deny check (advisories from the snapshot of $snapshot_date, $age_
 if [ "$age_days" -gt 90 ]; then
     echo "warning: the advisory snapshot is $age_days days old: refresh it (bash .ci/deny.sh --refresh CLONE)" >&2
 fi
+# cargo-deny reads the metadata of every target's dependencies, which a
+# build on this platform does not download (Windows-only crates, say).
+cargo fetch --locked --quiet
 cargo deny --offline check

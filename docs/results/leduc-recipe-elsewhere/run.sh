@@ -2,8 +2,9 @@
 # Issue 39's first step: the Leduc recipe (configs/leduc.toml: one actor
 # thread, 256 games an actor, target_average, the quiet phase from 300k
 # steps) on the other two games, 20 minutes each (RUN_SECONDS), seed SEED
-# (default 0), one run at a time on the whole machine. Each run's config, history and
-# every tenth line of its training log (gzipped) go to OUT/NAME/seed-SEED.
+# (default 0), one run at a time on the whole machine. Each run's config,
+# history and every tenth line of its training log (gzipped) go to
+# OUT/NAME/seed-SEED.
 # RUNS="leduc-3p liars_dice" runs only the runs named (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -34,7 +35,8 @@ run() { # run NAME SETTINGS...
 all_runs() {
     # The quiet phase switched off by a start step no run reaches, and
     # θ_reg rolled every 500 steps throughout: with η 0.02 (and β 4, the
-    # -beta4 run), the settings configs/liars_dice.toml holds.
+    # -beta4 run), the settings configs/liars_dice.toml held before its η
+    # became 0.2 / 13 (the -eta0.0154 run).
     local quiet_off=(rnad.late_batch_start_step=1000000000 rnad.learning_rate_decay_start_step=1000000000)
     local noquiet=(game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]'
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}")
@@ -48,7 +50,7 @@ all_runs() {
     run liars_dice-eta0.02-noquiet-wide "${noquiet[@]}" 'network.hidden=[256, 256]'
     run liars_dice-eta0.02-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0
     run liars_dice-eta0.02-noquiet-beta4-lr7.5e-4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.learning_rate=7.5e-4
-    # configs/liars_dice.toml's settings with a smaller and a larger η.
+    # The -beta4 run's settings with a smaller and a larger η.
     run liars_dice-eta0.005-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.005
     run liars_dice-eta0.05-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.05
     # configs/liars_dice.toml's settings (η 0.02, no quiet phase, β 4) on
@@ -57,9 +59,11 @@ all_runs() {
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}" rnad.beta_neurd=4.0
     # Leduc's recipe with its returns divided by 13 (its largest win) and
     # η by the same: R-NaD's regularised reward r - η log(π/π_reg) scaled
-    # by 1/13 throughout, which Adam's step should not see.
+    # by 1/13 throughout, which Adam's step sees only in the value loss's
+    # weight (squared, it shrinks by 1/169 against the policy loss's 1/13).
     run leduc-returns-over-13 rnad.reward_scale=0.07692307692307693 rnad.eta=0.015384615384615385
-    # Leduc's η over 13 on Liar's Dice, whose returns are already ±1.
+    # Leduc's η over 13 on Liar's Dice, whose returns are already ±1
+    # (now configs/liars_dice.toml's η).
     run liars_dice-eta0.0154-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.015384615384615385
     run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[5000]' \
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}"
