@@ -125,6 +125,8 @@ pub struct StepStats {
 #[derive(Debug)]
 pub struct Learner {
     rnad: RnadConfig,
+    /// `rnad.eta` in reward units (`Config::eta_in_rewards`).
+    eta: f64,
     shape: NetShape,
     players: usize,
     schedule: EntropySchedule,
@@ -181,8 +183,11 @@ impl Learner {
             }
         };
         let state = state.into_device(device)?;
+        let eta = config.eta_in_rewards();
+        tracing::info!(eta, "entropy regularisation strength in reward units");
         Ok(Learner {
             rnad: r.clone(),
+            eta,
             shape: NetShape::for_config(config),
             players: config.game.load().num_players(),
             schedule: EntropySchedule::new(
@@ -459,7 +464,7 @@ impl Learner {
                 v_trace(
                     &input,
                     player as u8,
-                    self.rnad.eta,
+                    self.eta,
                     &mut value_target[rows.clone()],
                     &mut q[cells.clone()],
                 );

@@ -12,11 +12,10 @@ use super::ConfigError;
 type AddedKey = (&'static str, &'static str, fn() -> Value);
 
 /// Keys added after the first configs were written, with the value that
-/// keeps an older file's meaning (the MLP torso, and each other is "off":
-/// no late batch, no decay,
-/// no weight decay, returns unscaled, exact evaluation without an
-/// average, no local best response), and the divergence guard's
-/// defaults.
+/// keeps an older file's meaning (the MLP torso, eta in reward units, and
+/// each other is "off": no late batch, no decay, no weight decay, returns
+/// unscaled, exact evaluation without an average, no local best
+/// response), and the divergence guard's defaults.
 const ADDED: &[AddedKey] = &[
     ("network", "torso", || Value::String("mlp".into())),
     ("rnad", "late_batch_start_step", || Value::Integer(0)),
@@ -28,6 +27,7 @@ const ADDED: &[AddedKey] = &[
     ("rnad", "learning_rate_final_fraction", || Value::Float(1.0)),
     ("rnad", "weight_decay", || Value::Float(0.0)),
     ("rnad", "reward_scale", || Value::Float(1.0)),
+    ("rnad", "eta_unit", || Value::String("reward".into())),
     ("rnad", "max_nonfinite_steps", || Value::Integer(10)),
     ("rnad", "max_rollbacks", || Value::Integer(3)),
     ("rnad", "rollback_learning_rate_factor", || {

@@ -25,8 +25,8 @@ use crate::net::TorsoKind;
 pub use checks::DEALS_RANGE;
 pub use keys::{KeyInfo, Resume};
 pub use sections::{
-    ActorConfig, AverageNetworkConfig, Averaging, CheckpointConfig, Config, EvaluationConfig,
-    EvaluationMode, NetworkConfig, RnadConfig, TrainingLogConfig,
+    ActorConfig, AverageNetworkConfig, Averaging, CheckpointConfig, Config, EtaUnit,
+    EvaluationConfig, EvaluationMode, NetworkConfig, RnadConfig, TrainingLogConfig,
 };
 
 /// A configuration that cannot be used, and which key is wrong.
@@ -134,6 +134,24 @@ impl Config {
     /// game's maximum number of decisions.
     pub fn trajectory_max(&self) -> usize {
         self.game.load().max_game_length()
+    }
+
+    /// The most one player can lose in a game of this config, in the
+    /// game's units: what `rnad.eta` is relative to with `eta_unit =
+    /// "stake"`. Positive: every game is zero-sum, so its lowest return is
+    /// a loss.
+    pub fn stake(&self) -> f64 {
+        -self.game.load().utility_range().0
+    }
+
+    /// `rnad.eta` in the units of the rewards the learner sees (the game's
+    /// returns times `rnad.reward_scale`): what shapes the reward.
+    pub fn eta_in_rewards(&self) -> f64 {
+        let r = &self.rnad;
+        match r.eta_unit {
+            EtaUnit::Reward => r.eta,
+            EtaUnit::Stake => r.eta * self.stake() * r.reward_scale,
+        }
     }
 
     /// Reads, parses and validates a config file.

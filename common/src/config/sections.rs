@@ -91,6 +91,11 @@ config_section! {
         /// Entropy (regularisation) strength: the reward is shaped by
         /// -eta * log(pi / pi_reg).
         eta: f64 => values: "0 or more", check: non_negative, resume: Experiment;
+        /// What eta is measured in: reward (the rewards the learner sees,
+        /// the game's returns times reward_scale) or stake (the most one
+        /// player can lose in a game, so that one eta regularises games of
+        /// any payoff size alike: Leduc's 13 chips, Liar's Dice's 1).
+        eta_unit: EtaUnit => values: "reward or stake", check: any, resume: Experiment;
         /// Rate of the target network's moving average of the online
         /// network.
         gamma_target: f64 => values: "(0, 1]", check: unit_interval, resume: Experiment;
@@ -241,6 +246,23 @@ pub enum Averaging {
     Am,
     /// AM first, EMA after: `γ = max(1/(n+1), γ₂)`.
     Scheduled,
+}
+
+/// The unit `rnad.eta` is given in.
+///
+/// R-NaD shapes the reward by `-eta log(pi / pi_reg)`, so in reward units
+/// the same eta regularises a game that pays ±1 thirteen times as hard as
+/// one that pays up to 13. In stake units it is relative to the game's
+/// payoffs: Leduc's 0.2 in chips is 0.2 / 13 of its stake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EtaUnit {
+    /// The rewards the learner sees: the game's returns times
+    /// `rnad.reward_scale`.
+    Reward,
+    /// The most one player can lose in a game (the negated lowest return
+    /// of the game's utility range).
+    Stake,
 }
 
 /// What an evaluation during training computes.

@@ -308,3 +308,50 @@ fn out_of_range_values_are_refused_by_name() {
         assert!(err.contains(&format!("`{key}`")), "{to}: {err}");
     }
 }
+
+#[test]
+fn eta_in_stake_units_follows_what_a_player_can_lose() {
+    // A config without the key keeps eta in reward units.
+    let reward = Config::from_toml(KUHN, "kuhn").unwrap();
+    assert_eq!(reward.rnad.eta_unit, EtaUnit::Reward);
+    assert_eq!(reward.eta_in_rewards(), 0.2);
+    // A Kuhn player loses at most 2: the ante and one bet.
+    let in_stake = KUHN.replacen("eta = 0.2", "eta = 0.2\neta_unit = \"stake\"", 1);
+    let stake = Config::from_toml(&in_stake, "kuhn").unwrap();
+    assert_eq!(stake.stake(), 2.0);
+    assert_eq!(stake.eta_in_rewards(), 0.4);
+    // Returns in quarters: the regularisation shrinks with them.
+    let quartered = in_stake.replacen("eta = 0.2", "eta = 0.2\nreward_scale = 0.25", 1);
+    let quartered = Config::from_toml(&quartered, "kuhn").unwrap();
+    assert_eq!(quartered.eta_in_rewards(), 0.1);
+    let unknown = error_for("eta = 0.2", "eta = 0.2\neta_unit = \"chips\"");
+    assert!(
+        unknown.contains("chips") && unknown.contains("stake"),
+        "{unknown}"
+    );
+}
+
+#[test]
+fn the_shipped_recipe_gives_every_game_one_eta_per_stake() {
+    // Leduc's 0.2 chips, in each game's own payoffs: a two- or three-player
+    // Leduc player loses at most 13 chips (1 ante, 2 × 2 and 2 × 4 in
+    // raises), a Liar's Dice player 1.
+    let mut etas_in_stake = Vec::new();
+    for (text, stake, eta_in_rewards) in [
+        (include_str!("../../../configs/leduc.toml"), 13.0, 0.2),
+        (include_str!("../../../configs/leduc-3p.toml"), 13.0, 0.2),
+        (
+            include_str!("../../../configs/liars_dice.toml"),
+            1.0,
+            0.2 / 13.0,
+        ),
+    ] {
+        let config = Config::from_toml(text, "shipped").unwrap();
+        assert_eq!(config.rnad.eta_unit, EtaUnit::Stake, "{}", config.game);
+        assert_eq!(config.stake(), stake, "{}", config.game);
+        assert_eq!(config.eta_in_rewards(), eta_in_rewards, "{}", config.game);
+        etas_in_stake.push(config.rnad.eta);
+    }
+    etas_in_stake.dedup();
+    assert_eq!(etas_in_stake.len(), 1, "{etas_in_stake:?}");
+}
