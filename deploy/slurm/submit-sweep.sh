@@ -6,7 +6,7 @@
 # RNAD_PARALLEL (default: as many at once as Slurm allows).
 #
 #   deploy/slurm/submit-sweep.sh --config configs/leduc.toml \
-#       --grid rnad.eta=0.1,0.2,0.4 --seeds 0,1,2 --max-steps 200000 --out sweeps/eta
+#       --grid rnad.eta=0.01,0.02,0.04 --seeds 0,1,2 --max-steps 200000 --out sweeps/eta
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 runs=$(rnad-learner sweep "$@" --list | wc -l)

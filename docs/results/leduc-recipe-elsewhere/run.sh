@@ -37,15 +37,18 @@ all_runs() {
     # θ_reg rolled every 500 steps throughout: with η 0.02 (and β 4, the
     # -beta4 run), the settings configs/liars_dice.toml held before its η
     # became 0.2 / 13 (the -eta0.0154 run).
+    # Every η set below is in reward units, as these runs recorded it
+    # (configs/leduc.toml now gives η per unit of stake).
+    local reward_units=rnad.eta_unit=reward
     local quiet_off=(rnad.late_batch_start_step=1000000000 rnad.learning_rate_decay_start_step=1000000000)
-    local noquiet=(game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[500]'
+    local noquiet=(game=liars_dice rnad.eta=0.02 $reward_units 'rnad.entropy_schedule_size=[500]'
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}")
     run leduc-3p 'game=leduc_poker(players=3)'
     # The quiet phase from 120k steps (about 10 minutes) instead of 300k.
     run leduc-3p-quiet120k 'game=leduc_poker(players=3)' rnad.late_batch_start_step=120000 \
         rnad.learning_rate_decay_start_step=120000 'rnad.entropy_schedule_repeats=[240, 1]'
-    run liars_dice game=liars_dice
-    run liars_dice-eta0.02 game=liars_dice rnad.eta=0.02
+    run liars_dice game=liars_dice rnad.eta=0.2 $reward_units
+    run liars_dice-eta0.02 game=liars_dice rnad.eta=0.02 $reward_units
     run liars_dice-eta0.02-noquiet "${noquiet[@]}"
     run liars_dice-eta0.02-noquiet-wide "${noquiet[@]}" 'network.hidden=[256, 256]'
     run liars_dice-eta0.02-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0
@@ -55,18 +58,22 @@ all_runs() {
     run liars_dice-eta0.05-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.05
     # configs/liars_dice.toml's settings (η 0.02, no quiet phase, β 4) on
     # Leduc: one recipe for both?
-    run leduc-liars_dice-settings rnad.eta=0.02 'rnad.entropy_schedule_size=[500]' \
+    run leduc-liars_dice-settings rnad.eta=0.02 $reward_units 'rnad.entropy_schedule_size=[500]' \
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}" rnad.beta_neurd=4.0
     # Leduc's recipe with its returns divided by 13 (its largest win) and
     # η by the same: R-NaD's regularised reward r - η log(π/π_reg) scaled
     # by 1/13 throughout, which Adam's step sees only in the value loss's
     # weight (squared, it shrinks by 1/169 against the policy loss's 1/13).
-    run leduc-returns-over-13 rnad.reward_scale=0.07692307692307693 rnad.eta=0.015384615384615385
+    run leduc-returns-over-13 rnad.reward_scale=0.07692307692307693 rnad.eta=0.015384615384615385 $reward_units
     # Leduc's η over 13 on Liar's Dice, whose returns are already ±1
     # (now configs/liars_dice.toml's η).
     run liars_dice-eta0.0154-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.015384615384615385
-    run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 'rnad.entropy_schedule_size=[5000]' \
+    run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 $reward_units 'rnad.entropy_schedule_size=[5000]' \
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}"
+    # configs/leduc.toml as it is (η per unit of stake: 0.0154 here, the
+    # quiet phase from 300k steps) with Liar's Dice's β 4: is the quiet
+    # phase the only other setting Liar's Dice needs of its own?
+    run liars_dice-recipe-beta4 game=liars_dice rnad.beta_neurd=4.0
 }
 
 # Names in RUNS are checked before anything runs.
