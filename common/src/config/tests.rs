@@ -332,26 +332,33 @@ fn eta_in_stake_units_follows_what_a_player_can_lose() {
 }
 
 #[test]
-fn the_shipped_recipe_gives_every_game_one_eta_per_stake() {
-    // Leduc's 0.2 chips, in each game's own payoffs: a two- or three-player
-    // Leduc player loses at most 13 chips (1 ante, 2 × 2 and 2 × 4 in
-    // raises), a Liar's Dice player 1.
-    let mut etas_in_stake = Vec::new();
-    for (text, stake, eta_in_rewards) in [
-        (include_str!("../../../configs/leduc.toml"), 13.0, 0.2),
-        (include_str!("../../../configs/leduc-3p.toml"), 13.0, 0.2),
-        (
-            include_str!("../../../configs/liars_dice.toml"),
-            1.0,
-            0.2 / 13.0,
-        ),
+fn the_shipped_recipe_is_one_for_both_leducs_and_liars_dice() {
+    let leduc = Config::from_toml(include_str!("../../../configs/leduc.toml"), "leduc").unwrap();
+    let three = include_str!("../../../configs/leduc-3p.toml");
+    let three = Config::from_toml(three, "leduc-3p").unwrap();
+    let dice = include_str!("../../../configs/liars_dice.toml");
+    let dice = Config::from_toml(dice, "liars_dice").unwrap();
+    // One eta per unit of stake: Leduc's 0.2 chips, in each game's own
+    // payoffs. A two- or three-player Leduc player loses at most 13 chips
+    // (1 ante, 2 × 2 and 2 × 4 in raises), a Liar's Dice player 1.
+    for (config, stake, eta_in_rewards) in [
+        (&leduc, 13.0, 0.2),
+        (&three, 13.0, 0.2),
+        (&dice, 1.0, 0.2 / 13.0),
     ] {
-        let config = Config::from_toml(text, "shipped").unwrap();
         assert_eq!(config.rnad.eta_unit, EtaUnit::Stake, "{}", config.game);
         assert_eq!(config.stake(), stake, "{}", config.game);
         assert_eq!(config.eta_in_rewards(), eta_in_rewards, "{}", config.game);
-        etas_in_stake.push(config.rnad.eta);
     }
-    etas_in_stake.dedup();
-    assert_eq!(etas_in_stake.len(), 1, "{etas_in_stake:?}");
+    // Every other setting is shared but the game, the run directory and
+    // Liar's Dice's NeuRD threshold (its reason is in its config).
+    for (config, own) in [(&three, vec![]), (&dice, vec!["rnad.beta_neurd"])] {
+        let differing: Vec<String> = config
+            .changes_from(&leduc)
+            .into_iter()
+            .map(|change| change.key)
+            .filter(|key| key != "game" && key != "run_dir")
+            .collect();
+        assert_eq!(differing, own, "{}", config.game);
+    }
 }

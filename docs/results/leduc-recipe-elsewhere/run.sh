@@ -56,7 +56,7 @@ all_runs() {
     # The -beta4 run's settings with a smaller and a larger η.
     run liars_dice-eta0.005-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.005
     run liars_dice-eta0.05-noquiet-beta4 "${noquiet[@]}" rnad.beta_neurd=4.0 rnad.eta=0.05
-    # configs/liars_dice.toml's settings (η 0.02, no quiet phase, β 4) on
+    # configs/liars_dice.toml's settings of the time (η 0.02, no quiet phase, β 4) on
     # Leduc: one recipe for both?
     run leduc-liars_dice-settings rnad.eta=0.02 $reward_units 'rnad.entropy_schedule_size=[500]' \
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}" rnad.beta_neurd=4.0
@@ -71,8 +71,8 @@ all_runs() {
     run liars_dice-eta0.02-period5000 game=liars_dice rnad.eta=0.02 $reward_units 'rnad.entropy_schedule_size=[5000]' \
         'rnad.entropy_schedule_repeats=[1]' "${quiet_off[@]}"
     # configs/leduc.toml as it is (η per unit of stake: 0.0154 here, the
-    # quiet phase from 300k steps) with Liar's Dice's β 4: is the quiet
-    # phase the only other setting Liar's Dice needs of its own?
+    # quiet phase from 300k steps) with Liar's Dice's β 4: does Liar's Dice
+    # need to be without the quiet phase? (No: now configs/liars_dice.toml.)
     run liars_dice-recipe-beta4 game=liars_dice rnad.beta_neurd=4.0
 }
 
