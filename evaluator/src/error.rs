@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use rnad_common::history::PolicyKind;
+use rnad_games::headtohead::sampled::Stopped;
 use rnad_games::policy::PolicyError;
 
 use crate::neural::NetworkError;
@@ -87,4 +88,7 @@ pub enum EvaluatorError {
     /// The game's public tree could not be built.
     #[error(transparent)]
     Tree(#[from] PublicTreeError),
+    /// An evaluation was asked to stop (a shutdown) before it finished.
+    #[error("evaluation {0}")]
+    Stopped(#[from] Stopped),
 }

@@ -136,12 +136,16 @@ impl RunEvaluator {
     }
 
     /// Evaluates the parameters of learner step `step` (and the averaged
-    /// network, where the run trains one and the judge is exact).
+    /// network, where the run trains one and the judge is exact). A
+    /// sampled panel asks `stop` between games and gives up with
+    /// [`EvaluatorError::Stopped`] once it says so; the exact judges and
+    /// the panel on a public tree take seconds and finish.
     pub fn evaluate(
         &mut self,
         params: PublishedSets,
         average_network: Option<&ParamSet>,
         step: u64,
+        stop: &dyn Fn() -> bool,
     ) -> Result<Evaluation, EvaluatorError> {
         Ok(match &mut self.judge {
             Judge::Exact(kinds) => Evaluation {
@@ -162,7 +166,7 @@ impl RunEvaluator {
                 }
             }
             Judge::Sampled(panel) => {
-                let (head_to_head, lbr) = panel.play(params.target, step)?;
+                let (head_to_head, lbr) = panel.play(params.target, step, stop)?;
                 Evaluation {
                     exact: None,
                     head_to_head,
@@ -347,5 +351,45 @@ mod tests {
             error.contains("evaluation.panel_extra joins the panel"),
             "{error}"
         );
+    }
+
+    /// A sampled panel asks its stop check after every game and gives up
+    /// where it says so, leaving the panel as it was: the next evaluation
+    /// has no earlier version to play, as if the stopped one never began.
+    #[test]
+    fn a_stopped_panel_gives_up_between_games_and_keeps_no_version() {
+        let mut holdem = config("holdem", include_str!("../../configs/holdem.toml"));
+        holdem.network.hidden = vec![8];
+        holdem.evaluation.deals = 20;
+        holdem.evaluation.lbr_interval_evaluations = 0;
+        let shape = NetShape::for_config(&holdem);
+        let params = ParamSet::init(&shape, 3).unwrap();
+        let sets = PublishedSets {
+            online: &params,
+            target: &params,
+            reg: &params,
+        };
+        let mut evaluator = RunEvaluator::new(&holdem, shape, None).unwrap();
+        let asked = std::cell::Cell::new(0);
+        let after_seven_games = || {
+            asked.set(asked.get() + 1);
+            asked.get() >= 7
+        };
+        match evaluator.evaluate(sets, None, 100, &after_seven_games) {
+            // The first opponent's match: 20 deals in two seatings.
+            Err(EvaluatorError::Stopped(stopped)) => {
+                assert_eq!((stopped.finished, stopped.planned), (7, 40))
+            }
+            other => panic!("not stopped: {:?}", other.err()),
+        }
+        let played = evaluator.evaluate(sets, None, 200, &|| false).unwrap();
+        let opponents: Vec<&str> = played
+            .head_to_head
+            .iter()
+            .map(|h| h.opponent.as_str())
+            .collect();
+        assert_eq!(opponents, ["heuristic", "uniform"]);
+        let again = evaluator.evaluate(sets, None, 300, &|| false).unwrap();
+        assert_eq!(again.head_to_head.last().unwrap().opponent_step, Some(200));
     }
 }

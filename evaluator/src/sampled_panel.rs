@@ -13,6 +13,7 @@
 //! averaged rather than dealt once): the same expectation as the raw
 //! payoffs with a narrower interval.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use rnad_common::config::Config;
@@ -22,7 +23,7 @@ use rnad_games::daihinmin::{Allocation, MonteCarloSpec};
 use rnad_games::headtohead::baselines::Baseline;
 use rnad_games::headtohead::chips_per_big_blind;
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
-use rnad_games::universal_poker::lbr::{local_best_response, LbrOptions};
+use rnad_games::universal_poker::lbr::{local_best_response, LbrError, LbrOptions};
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_games::{Game, GameSpec};
 
@@ -141,11 +142,14 @@ impl SampledPanel {
 
     /// Plays the post-processed policy of `target` (learner step `step`)
     /// against every opponent, and on every LBR evaluation LBR against it;
-    /// then keeps it as the next version's `previous`.
+    /// then keeps it as the next version's `previous`. `stop` is asked
+    /// after every game and before every LBR hand: a panel of thousands of
+    /// deals, or LBR against a network, takes minutes to hours.
     pub fn play(
         &mut self,
         target: &ParamSet,
         step: u64,
+        stop: &dyn Fn() -> bool,
     ) -> Result<(Vec<HeadToHead>, Option<LocalBestResponse>), EvaluatorError> {
         let mut opponents: Vec<(String, Option<u64>)> = self
             .fixed
@@ -180,8 +184,14 @@ impl SampledPanel {
                 (self.deals, self.seed),
                 self.big_blind,
                 None,
-                &mut |_, _, _, _| {},
-            );
+                &mut |_, _, _, _| {
+                    if stop() {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                },
+            )?;
             let evaluated = &report.all_in_equity[0];
             results.push(HeadToHead {
                 opponent: name,
@@ -201,8 +211,11 @@ impl SampledPanel {
                     sampled_boards: LBR_SAMPLED_BOARDS,
                 };
                 let mut player = self.network(target)?;
-                let report = local_best_response(&schedule.game, &mut player, &options)
-                    .map_err(|e| EvaluatorError::Usage(e.0))?;
+                let report = local_best_response(&schedule.game, &mut player, &options, stop)
+                    .map_err(|e| match e {
+                        LbrError::Stopped(stopped) => EvaluatorError::Stopped(stopped),
+                        LbrError::Unsupported(why) => EvaluatorError::Usage(why),
+                    })?;
                 Some(LocalBestResponse {
                     bets: "fcpa".into(),
                     hands: report.hands,

@@ -85,10 +85,11 @@ pub fn run(options: &WatchOptions, shutdown: &Shutdown, metrics: &EvaluatorMetri
         |attempt| {
             // The shutdown ends a session wherever it waits; an evaluation
             // and the writes after it have no await between them, so they
-            // finish or never start.
+            // finish or never start, and a long one (a panel of many deals,
+            // LBR) asks the shutdown between games and gives up.
             runtime.block_on(async {
                 tokio::select! {
-                    ended = session(options, metrics, attempt, &mut average) => ended,
+                    ended = session(options, metrics, shutdown, attempt, &mut average) => ended,
                     () = shutdown.cancelled() => Ok(()),
                 }
             })
@@ -150,6 +151,7 @@ fn read_saved_average(path: &Path) -> Option<SumsFile> {
 async fn session(
     options: &WatchOptions,
     metrics: &EvaluatorMetrics,
+    shutdown: &Shutdown,
     attempt: &mut Attempt<'_, '_>,
     average: &mut CarriedAverage,
 ) -> Result<(), ClientError> {
@@ -178,19 +180,26 @@ async fn session(
         evaluator.learner_went_back_to(learner.resumed_at_step);
     }
     average.learner = Some(learner);
-    let watched = watch_params(&joined, &shape, &mut evaluator, options, metrics, attempt).await;
+    let watched = watch_params(
+        &joined,
+        &shape,
+        &mut evaluator,
+        (options, metrics, shutdown),
+        attempt,
+    )
+    .await;
     average.live = evaluator.take_average();
     watched
 }
 
 /// Evaluates each new version of the joined learner's parameters until the
-/// connection fails (or the shutdown drops this future).
+/// connection fails, or the shutdown drops this future or stops an
+/// evaluation.
 async fn watch_params(
     joined: &proto::Joined,
     shape: &NetShape,
     evaluator: &mut RunEvaluator,
-    options: &WatchOptions,
-    metrics: &EvaluatorMetrics,
+    (options, metrics, shutdown): (&WatchOptions, &EvaluatorMetrics, &Shutdown),
     attempt: &mut Attempt<'_, '_>,
 ) -> Result<(), ClientError> {
     let mut have = None;
@@ -207,7 +216,7 @@ async fn watch_params(
             .map_err(|e| ClientError::rpc("fetching parameters", e))??;
         if let Some(params) = reply {
             let timer = Instant::now();
-            let evaluation = evaluate_params(evaluator, shape, &params)?;
+            let evaluation = evaluate_params(evaluator, shape, &params, shutdown)?;
             metrics.record(
                 &evaluation,
                 evaluator.game(),
@@ -282,11 +291,14 @@ fn average_sums_path(history: &Path) -> PathBuf {
     run_dir_of(history).target_average_sums()
 }
 
-/// The parameter sets of `params`, evaluated.
+/// The parameter sets of `params`, evaluated unless `shutdown` stops it
+/// (an error [`run_sessions`] ends on without a word, the shutdown being
+/// under way).
 fn evaluate_params(
     evaluator: &mut RunEvaluator,
     shape: &NetShape,
     params: &Params,
+    shutdown: &Shutdown,
 ) -> Result<Evaluation, ClientError> {
     let set = |kind: PublishedSet| {
         params
@@ -308,7 +320,7 @@ fn evaluate_params(
         reg: &reg,
     };
     evaluator
-        .evaluate(kinds, None, params.version)
+        .evaluate(kinds, None, params.version, &|| shutdown.is_cancelled())
         .map_err(|e| ClientError::Other(format!("evaluating: {e}")))
 }
 

@@ -367,6 +367,7 @@ fn monte_carlo_players_go_out_when_they_can_and_beat_random_players() {
     use rnad_games::daihinmin::{MonteCarloPlayer, MonteCarloSpec};
     use rnad_games::headtohead::baselines::Baseline;
     use rnad_games::headtohead::sampled::{play_duplicate, Player};
+    use std::ops::ControlFlow;
     // Its last card: playing it is first place, passing is not.
     let state = dealt(["5S", "3H 4H", "3C 4C", "3D 4D", "6D 7D"], 0);
     for name in [
@@ -416,8 +417,9 @@ fn monte_carlo_players_go_out_when_they_can_and_beat_random_players() {
         (4, 11),
         1.0,
         None,
-        &mut |_, _, _, _| {},
-    );
+        &mut |_, _, _, _| ControlFlow::Continue(()),
+    )
+    .expect("the record never stops the match");
     let mc = &report.raw[0];
     assert!(mc.mean + 3.0 > 4.0, "{mc:?}");
 }

@@ -5,9 +5,12 @@
 //! its values are exact, and still covers it when they are noise.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use rnad_games::headtohead::baselines::Baseline;
-use rnad_games::headtohead::sampled::{play_duplicate, DuplicateReport, Player, ValueFunction};
+use rnad_games::headtohead::sampled::{
+    play_duplicate, DuplicateReport, Player, Stopped, ValueFunction,
+};
 use rnad_games::{Game, GameSpec, State, Turn};
 
 /// The expected returns from `state` with `players[seat]` in each seat.
@@ -98,8 +101,9 @@ fn play(game: &dyn Game, value: Option<&mut dyn ValueFunction>) -> DuplicateRepo
         (3000, 7),
         1.0,
         value,
-        &mut |_, _, _, _| {},
+        &mut |_, _, _, _| ControlFlow::Continue(()),
     )
+    .expect("the record never stops the match")
 }
 
 #[test]
@@ -138,4 +142,38 @@ fn the_control_variate_keeps_the_expectation_and_exact_values_leave_no_luck() {
         "noise keeps the expectation: {corrected:?} against {exact}"
     );
     assert!(corrected.ci95 > raw.ci95, "and widens the interval");
+}
+
+#[test]
+fn a_match_stops_after_the_game_its_record_breaks_at() {
+    let game = "leduc_poker".parse::<GameSpec>().unwrap().load();
+    let names = ["heuristic".to_string(), "uniform".to_string()];
+    let mut players: Vec<Box<dyn Player>> =
+        vec![Box::new(Baseline::Heuristic), Box::new(Baseline::Uniform)];
+    let mut seen = 0;
+    let stopped = play_duplicate(
+        game.as_ref(),
+        &names,
+        &mut players,
+        (3000, 7),
+        1.0,
+        None,
+        &mut |_, _, _, _| {
+            seen += 1;
+            if seen == 5 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
+    // Two seatings a deal: the fifth game is the first of the third deal.
+    assert_eq!(
+        stopped.unwrap_err(),
+        Stopped {
+            finished: 5,
+            planned: 6000
+        }
+    );
+    assert_eq!(seen, 5);
 }

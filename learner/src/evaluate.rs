@@ -26,12 +26,14 @@ pub struct Evaluated {
 /// A judge of the learner's policies during training.
 pub trait Evaluate {
     /// Evaluates the learner's parameter sets at its current step, after
-    /// `wall_seconds` of training.
+    /// `wall_seconds` of training; none where `stop` (the shutdown, asked
+    /// between the games of a long evaluation) ended it first.
     fn evaluate(
         &mut self,
         state: &LearnerState,
         wall_seconds: f64,
-    ) -> Result<Evaluated, EvaluateError>;
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<Evaluated>, EvaluateError>;
 
     /// The judge's state a checkpoint keeps (its running average of the
     /// target policy), so that a resumed run's judge goes on from it.

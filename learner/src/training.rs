@@ -132,7 +132,7 @@ impl Trainer<'_> {
         // A fresh run records its initial policy, so curves start at step 0;
         // a resumed run's history already holds its checkpoint's step.
         if learner.state().step == 0 {
-            last = self.evaluate(learner, started)?.or(last);
+            last = self.evaluate(learner, started, shutdown)?.or(last);
         }
         let reached = |step: u64| options.max_steps.is_some_and(|m| step >= m);
         let mut guard = Guard::default();
@@ -171,7 +171,7 @@ impl Trainer<'_> {
                 self.write_training_log(&mut log, learner, started);
             }
             if self.evaluation_due(step, last_eval.1) {
-                last = self.evaluate(learner, started)?.or(last);
+                last = self.evaluate(learner, started, shutdown)?.or(last);
                 last_eval = (step, Instant::now());
             }
             if step.is_multiple_of(self.config.checkpoint.interval_steps) {
@@ -198,7 +198,7 @@ impl Trainer<'_> {
         // is what must not be lost. The resumed run's next evaluation
         // covers it.
         if last_eval.0 != step && !shutdown.is_cancelled() {
-            last = self.evaluate(learner, started)?.or(last);
+            last = self.evaluate(learner, started, shutdown)?.or(last);
         }
         let checkpoint = self.save(learner, started)?;
         tracing::info!(
@@ -388,19 +388,24 @@ impl Trainer<'_> {
 
     /// Has the judge, if there is one, evaluate the learner's policies;
     /// appends the history line and rewrites the target average's policy
-    /// file (a failed write is counted and training goes on).
+    /// file (a failed write is counted and training goes on). An
+    /// evaluation the shutdown stops writes nothing.
     fn evaluate(
         &mut self,
         learner: &Learner,
         started: Instant,
+        shutdown: &Shutdown,
     ) -> Result<Option<HistoryEntry>, LearnerError> {
         let wall_seconds = self.wall_seconds(started);
         let Some(evaluation) = self.evaluation.as_mut() else {
             return Ok(None);
         };
-        let evaluated = evaluation
-            .evaluate(learner.state(), wall_seconds)
-            .map_err(LearnerError::Evaluation)?;
+        let Some(evaluated) = evaluation
+            .evaluate(learner.state(), wall_seconds, &|| shutdown.is_cancelled())
+            .map_err(LearnerError::Evaluation)?
+        else {
+            return Ok(None);
+        };
         let path = self.dir.history();
         if let Err(error) = rnad_common::jsonl::append(&path, &evaluated.entry) {
             self.write_failed("history", &LearnerError::io(&path, error));

@@ -2,6 +2,7 @@
 //! duplicate format.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -152,6 +153,7 @@ fn run_duplicate(
             let seated: Vec<String> = seating.iter().map(|&p| names[p].clone()).collect();
             lines.push(log_line(poker, history, lines.len() as u64, &seated));
         }
+        ControlFlow::Continue(())
     };
     let mut value = match &args.value_function {
         Some(path) => Some(CheckpointPolicies::read(path)?.network_value(&args.game)?),
@@ -165,7 +167,8 @@ fn run_duplicate(
         big_blind,
         value.as_mut().map(|v| v as &mut dyn ValueFunction),
         &mut record,
-    );
+    )
+    .expect("the record never stops the match");
     if let Some(path) = &args.log {
         lines.push(String::new());
         write_atomically(path, lines.join("\n").as_bytes())?;

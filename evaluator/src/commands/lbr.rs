@@ -85,8 +85,8 @@ pub fn run(args: &LbrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
         sampled_boards: args.sampled_boards.max(1),
     };
     let game = UniversalPoker::new(args.game.clone());
-    let report = local_best_response(&game, player.as_mut(), &options)
-        .map_err(|e| EvaluatorError::Usage(e.0))?;
+    let report = local_best_response(&game, player.as_mut(), &options, &|| false)
+        .map_err(|e| EvaluatorError::Usage(e.to_string()))?;
     if args.json {
         return emit(
             out,

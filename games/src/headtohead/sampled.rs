@@ -13,6 +13,7 @@
 //! the estimate keeps the expectation, and the better the values the more
 //! luck it removes; with exact values nothing but the expectation is left.
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use rand::{RngExt, SeedableRng};
@@ -82,12 +83,24 @@ pub struct DuplicateReport {
 
 /// What a match shows of each finished game: the deal, the seating
 /// (`seating[seat]` indexes the players), every action (chance included)
-/// and the returns by seat.
-pub type GameRecord<'a> = dyn FnMut(usize, &[usize], &[Action], &[f64]) + 'a;
+/// and the returns by seat. `Break` ends the match there (a shutdown: a
+/// match of many deals can take hours).
+pub type GameRecord<'a> = dyn FnMut(usize, &[usize], &[Action], &[f64]) -> ControlFlow<()> + 'a;
+
+/// A match or a local best response ended before its last game because
+/// its caller asked it to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("stopped after {finished} of {planned} games")]
+pub struct Stopped {
+    /// Games finished.
+    pub finished: usize,
+    /// Games it would have played.
+    pub planned: usize,
+}
 
 /// Plays every seating of `players` (named `names`) on `deals` deals drawn
 /// from `seed`, showing each finished game to `record`; with `value`, the
-/// control-variate estimate too.
+/// control-variate estimate too. Stopped where `record` breaks.
 pub fn play_duplicate(
     game: &dyn Game,
     names: &[String],
@@ -96,7 +109,7 @@ pub fn play_duplicate(
     big_blind: f64,
     mut value: Option<&mut dyn ValueFunction>,
     record: &mut GameRecord<'_>,
-) -> DuplicateReport {
+) -> Result<DuplicateReport, Stopped> {
     let seats = game.num_players();
     assert_eq!(players.len(), seats, "one player per seat");
     let seatings = seatings(seats);
@@ -148,7 +161,12 @@ pub fn play_duplicate(
                 }
             }
             let returns = state.returns();
-            record(deal, seating, &history, &returns);
+            if record(deal, seating, &history, &returns).is_break() {
+                return Err(Stopped {
+                    finished: deal * seatings.len() + s + 1,
+                    planned: deals * seatings.len(),
+                });
+            }
             raw.record(deal, seating, &returns);
             equity.record(deal, seating, run_out_value.as_deref().unwrap_or(&returns));
             let less: Vec<f64> = returns
@@ -161,7 +179,7 @@ pub fn play_duplicate(
     }
     let seconds = started.elapsed().as_secs_f64();
     let games = deals * seatings.len();
-    DuplicateReport {
+    Ok(DuplicateReport {
         game: game.spec().to_string(),
         deals,
         seatings: seatings.len(),
@@ -173,7 +191,7 @@ pub fn play_duplicate(
         control_variate: value
             .is_some()
             .then(|| corrected.results(names, Some(big_blind))),
-    }
+    })
 }
 
 /// Adds to each seat's correction how far taking `taken` at `state`, where

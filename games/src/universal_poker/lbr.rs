@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use super::state::UniversalPokerState;
 use super::UniversalPoker;
-use crate::headtohead::sampled::Player;
+use crate::headtohead::sampled::{Player, Stopped};
 use crate::headtohead::stats::mean_and_ci95;
 use crate::sampling::inverse_cdf;
 use crate::{Action, Game, State, Turn};
@@ -68,10 +68,16 @@ pub struct LbrReport {
     pub hands_per_second: f64,
 }
 
-/// Why LBR cannot be run.
+/// Why LBR gave no report.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct LbrError(pub String);
+pub enum LbrError {
+    /// LBR cannot play this game (the message says why).
+    #[error("{0}")]
+    Unsupported(String),
+    /// Its caller stopped it between hands.
+    #[error(transparent)]
+    Stopped(#[from] Stopped),
+}
 
 /// Every combination of `k` cards of the deck's `cards` cards.
 fn combinations(cards: usize, k: usize) -> Vec<Vec<u8>> {
@@ -253,14 +259,17 @@ fn choose(
     best.0
 }
 
-/// Plays `options.hands` hands of LBR against `player`.
+/// Plays `options.hands` hands of LBR against `player`, asking `stop`
+/// before each (a hand against a network can take seconds, a run of
+/// thousands hours).
 pub fn local_best_response(
     game: &UniversalPoker,
     player: &mut dyn Player,
     options: &LbrOptions,
+    stop: &dyn Fn() -> bool,
 ) -> Result<LbrReport, LbrError> {
     if game.num_players() != 2 {
-        return Err(LbrError(format!(
+        return Err(LbrError::Unsupported(format!(
             "local best response plays heads-up games; {} has {} players",
             game.spec(),
             game.num_players()
@@ -274,6 +283,13 @@ pub fn local_best_response(
     );
     let mut winnings = Vec::with_capacity(options.hands);
     for hand in 0..options.hands {
+        if stop() {
+            return Err(Stopped {
+                finished: hand,
+                planned: options.hands,
+            }
+            .into());
+        }
         let seat = hand % 2;
         let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
         rng.set_stream(hand as u64);
@@ -344,7 +360,8 @@ mod tests {
             call_before_round: 0,
             sampled_boards: 16,
         };
-        let lbr = local_best_response(&game, &mut Baseline::Uniform, &options).unwrap();
+        let never = || false;
+        let lbr = local_best_response(&game, &mut Baseline::Uniform, &options, &never).unwrap();
         assert!(lbr.mean > 0.0, "LBR beats the uniform player: {lbr:?}");
         assert!(
             lbr.mean - lbr.ci95 <= best_response,
@@ -357,6 +374,36 @@ mod tests {
                 .parse()
                 .unwrap(),
         );
-        assert!(local_best_response(&three, &mut Baseline::Uniform, &options).is_err());
+        assert!(matches!(
+            local_best_response(&three, &mut Baseline::Uniform, &options, &never),
+            Err(LbrError::Unsupported(_))
+        ));
+    }
+
+    /// A run asked to stop ends before its next hand, saying how far it got.
+    #[test]
+    fn lbr_stops_between_hands_when_asked() {
+        let game = UniversalPoker::new("universal_poker".parse().unwrap());
+        let options = LbrOptions {
+            hands: 1_000,
+            seed: 1,
+            bets: vec![2, 3],
+            call_before_round: 0,
+            sampled_boards: 16,
+        };
+        let asked = std::cell::Cell::new(0);
+        let after_three = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 3
+        };
+        let stopped = local_best_response(&game, &mut Baseline::Uniform, &options, &after_three);
+        assert_eq!(
+            stopped.unwrap_err(),
+            LbrError::Stopped(Stopped {
+                finished: 3,
+                planned: 1_000
+            })
+        );
+        assert_eq!(asked.get(), 4);
     }
 }

@@ -9,6 +9,7 @@
 //! `cargo bench -p rnad-learner-cli --bench daihinmin -- [--seconds S] [--out FILE]`
 //! (default 3 s a measurement, the workspace's `target/bench/daihinmin.json`).
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -122,8 +123,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (deals, 4),
             1.0,
             None,
-            &mut |_, _, _, _| {},
-        );
+            &mut |_, _, _, _| ControlFlow::Continue(()),
+        )?;
         if started.elapsed().as_secs_f64() >= seconds {
             break report.games_per_second;
         }

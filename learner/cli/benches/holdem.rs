@@ -14,6 +14,7 @@
 //! (default 3 s a measurement, `target/bench/holdem.json`).
 
 use std::hint::black_box;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -294,8 +295,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (deals, 4),
             big_blind,
             None,
-            &mut |_, _, _, _| {},
-        );
+            &mut |_, _, _, _| ControlFlow::Continue(()),
+        )?;
         if started.elapsed().as_secs_f64() >= seconds {
             break report.games_per_second;
         }
@@ -316,7 +317,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let mut uniform = Baseline::Uniform;
         let started = Instant::now();
-        let report = local_best_response(&poker, &mut uniform, &options)?;
+        let report = local_best_response(&poker, &mut uniform, &options, &|| false)?;
         if started.elapsed().as_secs_f64() >= seconds {
             break report;
         }

@@ -55,23 +55,35 @@ impl Evaluate for LocalEvaluation {
         &mut self,
         state: &LearnerState,
         wall_seconds: f64,
-    ) -> Result<Evaluated, EvaluateError> {
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<Evaluated>, EvaluateError> {
         let kinds = state.published();
         let timer = Instant::now();
         let average_network = state.average_network.as_ref().map(|a| &a.params);
-        let evaluation = self
+        let evaluation = match self
             .evaluator
-            .evaluate(kinds, average_network, state.step)?;
+            .evaluate(kinds, average_network, state.step, stop)
+        {
+            Ok(evaluation) => evaluation,
+            Err(EvaluatorError::Stopped(stopped)) => {
+                tracing::info!(
+                    step = state.step,
+                    "evaluation {stopped}: the run is stopping"
+                );
+                return Ok(None);
+            }
+            Err(error) => return Err(error.into()),
+        };
         self.metrics.record(
             &evaluation,
             self.evaluator.game(),
             state.step,
             timer.elapsed(),
         );
-        Ok(Evaluated {
+        Ok(Some(Evaluated {
             entry: evaluation.entry(state.step, wall_seconds, state.decisions),
             target_average: self.evaluator.target_average_file(&evaluation),
-        })
+        }))
     }
 
     fn saved_average(&self) -> Option<SavedAverage> {

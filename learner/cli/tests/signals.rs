@@ -100,3 +100,52 @@ fn sigint_and_sigterm_checkpoint_exit_zero_and_resume() {
     );
     assert_eq!(stopped_at(&stderr), last + 5);
 }
+
+/// A head-to-head evaluation of hold'em plays its panel game by game
+/// against a network (minutes for a few thousand deals, hours with LBR):
+/// a signal in the middle of one stops it between games, and the run
+/// writes no history line for it, saves its checkpoint and exits 0.
+#[test]
+fn sigterm_stops_a_long_head_to_head_evaluation() {
+    let dir = scratch("signals-panel");
+    let child = Command::new(env!("CARGO_BIN_EXE_rnad-learner"))
+        .args([
+            "local",
+            "--config",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/holdem.toml"),
+            // The first evaluation, at step 0, would play ten million
+            // deals against each opponent: days.
+            "--set",
+            "evaluation.deals=10000000",
+            "--set",
+            "network.hidden=[16]",
+        ])
+        .arg("--run-dir")
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rnad-learner starts");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !dir.join("config.toml").exists() {
+        assert!(Instant::now() < deadline, "no run directory within 60 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    rnad_tests::send_signal(child.id(), libc::SIGTERM);
+    let (status, stderr) = wait(child);
+    assert!(status.success(), "{status:?}\n{stderr}");
+    assert_eq!(stopped_at(&stderr), 0, "{stderr}");
+    let finished: usize = stderr
+        .split("evaluation stopped after ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no stopped evaluation logged:\n{stderr}"));
+    assert!(finished > 0, "stopped before its first game:\n{stderr}");
+    assert!(dir
+        .join("checkpoints/checkpoint-000000000000.safetensors")
+        .exists());
+    let history = std::fs::read_to_string(dir.join("history.jsonl")).unwrap_or_default();
+    assert!(history.trim().is_empty(), "{history}");
+}
