@@ -260,8 +260,8 @@ fn choose(
 }
 
 /// Plays `options.hands` hands of LBR against `player`, asking `stop`
-/// before each (a hand against a network can take seconds, a run of
-/// thousands hours).
+/// before each: against a network a hand can take seconds, and a run of
+/// thousands of hands hours.
 pub fn local_best_response(
     game: &UniversalPoker,
     player: &mut dyn Player,
