@@ -74,6 +74,10 @@ all_runs() {
     # quiet phase from 300k steps) with Liar's Dice's β 4: does Liar's Dice
     # need to be without the quiet phase? (No: now configs/liars_dice.toml.)
     run liars_dice-recipe-beta4 game=liars_dice rnad.beta_neurd=4.0
+    # The same with half the queue (2,048 trajectories, the quiet phase's
+    # batch and the least it may hold): a learner-bound run's queue sits
+    # full, so its data are about 8 versions old; here about 4.
+    run liars_dice-recipe-beta4-queue2048 game=liars_dice rnad.beta_neurd=4.0 actors.queue_capacity=2048
 }
 
 # Names in RUNS are checked before anything runs.
