@@ -342,6 +342,17 @@ mod tests {
     use crate::public_tree::PublicTree;
     use crate::GameSpec;
 
+    /// The tests' LBR: `hands` hands, bets 2 and 3, 16 sampled boards.
+    fn test_options(hands: usize) -> LbrOptions {
+        LbrOptions {
+            hands,
+            seed: 1,
+            bets: vec![2, 3],
+            call_before_round: 0,
+            sampled_boards: 16,
+        }
+    }
+
     /// On OpenSpiel's default game, whose exact best response exists, LBR
     /// wins against the uniform player but never more than the exact best
     /// response does.
@@ -353,13 +364,7 @@ mod tests {
         // LBR sits in each seat half the time.
         let best_response = report.best_response_values.iter().sum::<f64>() / 2.0;
         let game = UniversalPoker::new(spec);
-        let options = LbrOptions {
-            hands: 4_000,
-            seed: 1,
-            bets: vec![2, 3],
-            call_before_round: 0,
-            sampled_boards: 16,
-        };
+        let options = test_options(4_000);
         let never = || false;
         let lbr = local_best_response(&game, &mut Baseline::Uniform, &options, &never).unwrap();
         assert!(lbr.mean > 0.0, "LBR beats the uniform player: {lbr:?}");
@@ -384,13 +389,7 @@ mod tests {
     #[test]
     fn lbr_stops_between_hands_when_asked() {
         let game = UniversalPoker::new("universal_poker".parse().unwrap());
-        let options = LbrOptions {
-            hands: 1_000,
-            seed: 1,
-            bets: vec![2, 3],
-            call_before_round: 0,
-            sampled_boards: 16,
-        };
+        let options = test_options(1_000);
         let asked = std::cell::Cell::new(0);
         let after_three = || {
             asked.set(asked.get() + 1);
