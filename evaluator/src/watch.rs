@@ -29,6 +29,7 @@ use rnad_common::run_dir::RunDir;
 use rnad_common::shutdown::Shutdown;
 use serde::{Deserialize, Serialize};
 
+use crate::error::EvaluatorError;
 use crate::metrics::EvaluatorMetrics;
 use crate::output::write_json;
 use crate::policy_average::{PolicyAverage, SavedSums};
@@ -292,8 +293,8 @@ fn average_sums_path(history: &Path) -> PathBuf {
 }
 
 /// The parameter sets of `params`, evaluated unless `shutdown` stops it
-/// (an error [`run_sessions`] ends on without a word, the shutdown being
-/// under way).
+/// (logged here; the error it returns then ends [`run_sessions`] without a
+/// word, the shutdown being under way).
 fn evaluate_params(
     evaluator: &mut RunEvaluator,
     shape: &NetShape,
@@ -319,9 +320,17 @@ fn evaluate_params(
         target: &target,
         reg: &reg,
     };
-    evaluator
-        .evaluate(kinds, None, params.version, &|| shutdown.is_cancelled())
-        .map_err(|e| ClientError::Other(format!("evaluating: {e}")))
+    match evaluator.evaluate(kinds, None, params.version, &|| shutdown.is_cancelled()) {
+        Ok(evaluation) => Ok(evaluation),
+        Err(EvaluatorError::Stopped(stopped)) => {
+            tracing::info!(
+                version = params.version,
+                "evaluation {stopped}: the watcher is stopping"
+            );
+            Err(ClientError::Other(format!("evaluation {stopped}")))
+        }
+        Err(error) => Err(ClientError::Other(format!("evaluating: {error}"))),
+    }
 }
 
 #[cfg(test)]

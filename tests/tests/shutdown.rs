@@ -1,12 +1,14 @@
 //! SIGTERM stops every process within [`STOP_BOUND`] (the bound
 //! `docs/operations.md` states), whatever it is waiting on: an actor and a
-//! watcher whose learner hangs mid-request, a served learner, and the
-//! all-in-one local run with its actor threads.
+//! watcher whose learner hangs mid-request, a watcher in the middle of a
+//! long head-to-head evaluation, a served learner, and the all-in-one
+//! local run with its actor threads.
 
 use std::time::{Duration, Instant};
 
 use rnad_tests::cluster::{
-    start_actor, start_evaluator, start_learner, wait_for_submits, LONG, SHORT,
+    start_actor, start_evaluator, start_evaluator_with, start_learner, wait_for_submits, LONG,
+    SHORT,
 };
 use rnad_tests::{free_port, history, local, scratch, wait_for, Process};
 
@@ -55,6 +57,59 @@ fn sigterm_stops_actor_and_watcher_at_once_even_while_their_learner_hangs() {
         "{}",
         learner.process.stderr()
     );
+}
+
+/// Hold'em's panel plays its deals one by one against a network, each
+/// evaluation minutes long (hours with LBR); the watcher gives up between
+/// two games, writes no history line for the version, and exits 0.
+#[test]
+fn sigterm_stops_a_watcher_in_the_middle_of_a_long_head_to_head_evaluation() {
+    let dir = scratch("shutdown-watcher-panel");
+    let (port, metrics) = (free_port(), free_port());
+    let config = rnad_tests::workspace().join("configs/holdem.toml");
+    let run_dir = dir.join("run");
+    let mut learner = Process::start(
+        "rnad-learner",
+        &[
+            "serve",
+            "--config",
+            config.to_str().unwrap(),
+            // Ten million deals against each opponent: days.
+            "--set",
+            "evaluation.deals=10000000",
+            "--set",
+            "network.hidden=[16]",
+            "--listen",
+            &local(port),
+            "--metrics",
+            &local(metrics),
+            "--run-dir",
+            run_dir.to_str().unwrap(),
+        ],
+        &dir.join("learner.log"),
+    );
+    wait_for(
+        "the learner's metrics",
+        LONG,
+        || rnad_tests::scrape(metrics),
+        || learner.stderr(),
+    );
+    let (mut watcher, _, history_path) = start_evaluator_with(&dir, port, "evaluator", &[]);
+    // The first version is evaluated as soon as the watcher joins; a few
+    // seconds in, some of its games are played.
+    std::thread::sleep(Duration::from_secs(5));
+    assert!(watcher.running(), "{}", watcher.stderr());
+    terminate_within_bound(&mut watcher, "the watcher");
+    let log = watcher.stderr();
+    let finished: u64 = log
+        .split("evaluation stopped after ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no stopped evaluation logged:\n{log}"));
+    assert!(finished > 0, "stopped before its first game:\n{log}");
+    assert!(history(&history_path).is_empty(), "{log}");
+    terminate_within_bound(&mut learner, "the served learner");
 }
 
 #[test]
