@@ -465,6 +465,7 @@ impl Learner {
                     &input,
                     player as u8,
                     self.eta,
+                    self.rnad.rho_vtrace,
                     &mut value_target[rows.clone()],
                     &mut q[cells.clone()],
                 );

@@ -8,13 +8,14 @@
 //! `e_t = −η·s_t·Σ_a π_t(a)·log_reg_t(a)`:
 //!
 //! * at the player's own step, `R_unc ← r_t + R_unc + e_t`,
-//!   `vtarget_t = V_t + cs·IS·(R_unc + V_next − V_t) + min(1, cs·IS)·(VT_next − V_next)`,
+//!   `vtarget_t = V_t + min(ρ̄, cs·IS)·(R_unc + V_next − V_t) + min(1, cs·IS)·(VT_next − V_next)`,
 //!   `q_t(a) = V_t − η·s_t·log_reg_t(a) + 1[a = a_t]/μ_t(a_t)·(r_t + R + IS·VT_next − V_t)`,
 //!   then the carry becomes `(0, 0, V_t, vtarget_t, 1)`;
 //! * at another player's step the carry becomes
 //!   `(e_t + cs·(r_t + R), r_t + R_unc + e_t, V_next, VT_next, cs·IS)`.
 //!
-//! (c̄ = 1, ρ̄ = ∞, λ = 1, γ = 1, as in the reference.)
+//! (c̄ = 1, λ = 1, γ = 1, as in the reference; ρ̄ is `rnad.rho_vtrace`,
+//! which the reference leaves at ∞.)
 
 /// One trajectory's steps as v-trace reads them (`T` steps, `A` actions).
 #[derive(Clone, Copy, Debug)]
@@ -41,7 +42,15 @@ pub struct VTraceInput<'a> {
 
 /// Writes value targets and q-values for `player`'s own valid steps into
 /// `value_target[t]` and `q[t·A..(t+1)·A]`; other entries are left alone.
-pub fn v_trace(input: &VTraceInput, player: u8, eta: f64, value_target: &mut [f32], q: &mut [f32]) {
+/// `rho_bar` clips the importance weight of the value targets' own step.
+pub fn v_trace(
+    input: &VTraceInput,
+    player: u8,
+    eta: f64,
+    rho_bar: f64,
+    value_target: &mut [f32],
+    q: &mut [f32],
+) {
     let a_count = input.num_actions;
     let (mut r, mut r_unc, mut v_next, mut vt_next, mut is) =
         (0.0f64, 0.0f64, 0.0f64, 0.0f64, 1.0f64);
@@ -68,8 +77,9 @@ pub fn v_trace(input: &VTraceInput, player: u8, eta: f64, value_target: &mut [f3
         if own {
             let v = f64::from(input.value[t]);
             let r_unc_own = reward + r_unc + e;
-            let target =
-                v + cs * is * (r_unc_own + v_next - v) + (cs * is).min(1.0) * (vt_next - v_next);
+            let target = v
+                + (cs * is).min(rho_bar) * (r_unc_own + v_next - v)
+                + (cs * is).min(1.0) * (vt_next - v_next);
             let taken = (reward + r + is * vt_next - v) / mu;
             for (k, (out, &l)) in q[row].iter_mut().zip(log_reg).enumerate() {
                 let bonus = if k == action { taken } else { 0.0 };
@@ -117,7 +127,14 @@ mod tests {
     fn player_zero_by_hand() {
         let mut vt = [f32::NAN; 4];
         let mut q = [f32::NAN; 8];
-        v_trace(&input(&[0.0, 0.0, 2.0, 0.0]), 0, 0.5, &mut vt, &mut q);
+        v_trace(
+            &input(&[0.0, 0.0, 2.0, 0.0]),
+            0,
+            0.5,
+            f64::INFINITY,
+            &mut vt,
+            &mut q,
+        );
 
         // t3 padding: carry (0,0,0,0,1).
         // t2 own: e = −0.5·0.2 = −0.1; R_unc = 2 + 0 − 0.1 = 1.9;
@@ -145,7 +162,14 @@ mod tests {
     fn player_one_by_hand() {
         let mut vt = [f32::NAN; 4];
         let mut q = [f32::NAN; 8];
-        v_trace(&input(&[0.0, 0.0, -2.0, 0.0]), 1, 0.5, &mut vt, &mut q);
+        v_trace(
+            &input(&[0.0, 0.0, -2.0, 0.0]),
+            1,
+            0.5,
+            f64::INFINITY,
+            &mut vt,
+            &mut q,
+        );
         // t2 other (player 0): s = −1, e = 0.5·0.2 = 0.1, cs = 2;
         //   carry (0.1 + 2·(−2 + 0), −2 + 0 + 0.1, 0, 0, 2) = (−3.9, −1.9, 0, 0, 2).
         // t1 own: e = −0.5·0.15 = −0.075; R_unc = 0 − 1.9 − 0.075 = −1.975; cs = 1.5, cs·IS = 3;
@@ -157,6 +181,24 @@ mod tests {
         close(q[3], -7.75);
         // t0 (player 0) produces nothing for player 1.
         assert!(vt[0].is_nan() && q[0].is_nan() && q[1].is_nan());
+    }
+
+    /// `player_zero_by_hand` with ρ̄ = 1.5: only the weight of the own
+    /// step's error is clipped (t2: cs·IS = 2; t0: 1.8); the q-values and
+    /// the trace (c̄ = 1) are as before.
+    #[test]
+    fn rho_bar_clips_the_value_targets_importance_weight_only() {
+        let mut vt = [f32::NAN; 4];
+        let mut q = [f32::NAN; 8];
+        v_trace(&input(&[0.0, 0.0, 2.0, 0.0]), 0, 0.5, 1.5, &mut vt, &mut q);
+        // t2: vtarget = 0.5 + 1.5·(1.9 + 0 − 0.5) + 1·(0 − 0) = 2.6.
+        close(vt[2], 2.6);
+        close(q[5], 6.3);
+        // t0: vtarget = 0.3 + 1.5·(0.085 + 0.5 − 0.3) + 1·(2.6 − 0.5) = 2.8275;
+        //   q(0) = 0.3 − 0.05 + (0 + 0.075 + 1.5·2.6 − 0.3)/0.5 = 7.6.
+        close(vt[0], 2.8275);
+        close(q[0], 7.6);
+        close(q[1], 0.4);
     }
 
     #[test]
@@ -180,7 +222,7 @@ mod tests {
             ],
             num_actions: 2,
         };
-        v_trace(&doubled, 0, 0.5, &mut vt, &mut q);
+        v_trace(&doubled, 0, 0.5, f64::INFINITY, &mut vt, &mut q);
         close(vt[0], 3.613);
         close(vt[4], 3.613);
         close(vt[6], 3.3);

@@ -55,6 +55,15 @@ pub fn positive<T: Number>(value: &T) -> Result<(), OutOfRange> {
     }
 }
 
+/// Above zero, `inf` included (no limit).
+pub fn positive_or_infinite(value: &f64) -> Result<(), OutOfRange> {
+    if *value > 0.0 {
+        Ok(())
+    } else {
+        Err(OutOfRange(format!("must be positive or inf, got {value}")))
+    }
+}
+
 /// Finite and at least zero.
 pub fn non_negative(value: &f64) -> Result<(), OutOfRange> {
     if value.is_finite() && *value >= 0.0 {

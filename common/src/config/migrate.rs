@@ -28,6 +28,7 @@ const ADDED: &[AddedKey] = &[
     ("rnad", "weight_decay", || Value::Float(0.0)),
     ("rnad", "reward_scale", || Value::Float(1.0)),
     ("rnad", "eta_unit", || Value::String("reward".into())),
+    ("rnad", "rho_vtrace", || Value::Float(f64::INFINITY)),
     ("rnad", "max_nonfinite_steps", || Value::Integer(10)),
     ("rnad", "max_rollbacks", || Value::Integer(3)),
     ("rnad", "rollback_learning_rate_factor", || {
@@ -126,6 +127,7 @@ mod tests {
             (0, 0, 1.0)
         );
         assert_eq!(r.weight_decay, 0.0);
+        assert_eq!(r.rho_vtrace, f64::INFINITY);
         assert_eq!(config.evaluation.mode.name(), "exact");
         assert_eq!(config.evaluation.deals, 10_000);
         assert_eq!(config.evaluation.average_horizon_steps, 0);

@@ -10,7 +10,8 @@ use rnad_games::GameSpec;
 use serde::{Deserialize, Serialize};
 
 use super::checks::{
-    any, below_one, deals, layer_widths, non_negative, positive, positive_counts, unit_interval,
+    any, below_one, deals, layer_widths, non_negative, positive, positive_counts,
+    positive_or_infinite, unit_interval,
 };
 use super::keys::config_section;
 
@@ -106,6 +107,11 @@ config_section! {
         clip_neurd: f64 => values: "positive", check: positive, resume: Experiment;
         /// Clip of each parameter update.
         clip_gradient: f64 => values: "positive", check: positive, resume: Experiment;
+        /// Clip (rho-bar) of v-trace's importance weights in the value
+        /// targets. The reference leaves them unclipped (inf); data a few
+        /// policy versions old can carry weights in the thousands, whose
+        /// value targets spike the value loss.
+        rho_vtrace: f64 => values: "positive, or inf (unclipped)", check: positive_or_infinite, resume: Experiment;
         /// Learner steps per period of the entropy schedule, at whose end
         /// the regularisation rolls (the last size repeats forever).
         entropy_schedule_size: Vec<u64> => values: "one or more positive integers", check: positive_counts, resume: Experiment;
