@@ -95,9 +95,21 @@ fn sigterm_stops_a_watcher_in_the_middle_of_a_long_head_to_head_evaluation() {
         || learner.stderr(),
     );
     let (mut watcher, _, history_path) = start_evaluator_with(&dir, port, "evaluator", &[]);
-    // The first version is evaluated as soon as the watcher joins; a few
-    // seconds in, some of its games are played.
-    std::thread::sleep(Duration::from_secs(5));
+    // The first version is evaluated as soon as the watcher joins, which
+    // it does at once once started; a few seconds on, some of its games
+    // are played.
+    wait_for(
+        "the watcher's start",
+        SHORT,
+        || {
+            watcher
+                .stderr()
+                .contains("watching the learner")
+                .then_some(())
+        },
+        || watcher.stderr(),
+    );
+    std::thread::sleep(Duration::from_secs(3));
     assert!(watcher.running(), "{}", watcher.stderr());
     terminate_within_bound(&mut watcher, "the watcher");
     let log = watcher.stderr();
