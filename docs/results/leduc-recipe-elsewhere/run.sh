@@ -82,6 +82,12 @@ all_runs() {
     # clipped at 1 (the reference leaves them unclipped): with data 8
     # versions old, weights of 10^3-10^4 spiked the value loss to 10^4.
     run liars_dice-recipe-beta4-rho1 game=liars_dice rnad.beta_neurd=4.0 rnad.rho_vtrace=1
+    # The same as the recipe with θ_reg the arithmetic mean of every target
+    # so far (rnad.averaging = am) instead of moving half way to the last
+    # one: the target and θ_reg stay at about 0.6 while the target's
+    # average falls to about 0.3; does a magnet at the long mean pull the
+    # target nearer?
+    run liars_dice-recipe-beta4-am game=liars_dice rnad.beta_neurd=4.0 rnad.averaging=am
 }
 
 # Names in RUNS are checked before anything runs.
