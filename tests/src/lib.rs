@@ -323,6 +323,13 @@ pub fn stopped_at(log: &str) -> Option<u64> {
     rest.split(';').next()?.trim().parse().ok()
 }
 
+/// How many games a head-to-head evaluation had played when a signal
+/// stopped it: the N of a log's `evaluation stopped after N of M games`.
+pub fn games_before_stop(log: &str) -> Option<u64> {
+    let (_, rest) = log.split_once("evaluation stopped after ")?;
+    rest.split(' ').next()?.parse().ok()
+}
+
 /// The history file's lines, parsed.
 pub fn history(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)

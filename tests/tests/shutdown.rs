@@ -113,11 +113,7 @@ fn sigterm_stops_a_watcher_in_the_middle_of_a_long_head_to_head_evaluation() {
     assert!(watcher.running(), "{}", watcher.stderr());
     terminate_within_bound(&mut watcher, "the watcher");
     let log = watcher.stderr();
-    let finished: u64 = log
-        .split("evaluation stopped after ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
+    let finished = rnad_tests::games_before_stop(&log)
         .unwrap_or_else(|| panic!("no stopped evaluation logged:\n{log}"));
     assert!(finished > 0, "stopped before its first game:\n{log}");
     assert!(history(&history_path).is_empty(), "{log}");

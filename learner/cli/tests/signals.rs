@@ -136,11 +136,7 @@ fn sigterm_stops_a_long_head_to_head_evaluation() {
     let (status, stderr) = wait(child);
     assert!(status.success(), "{status:?}\n{stderr}");
     assert_eq!(stopped_at(&stderr), 0, "{stderr}");
-    let finished: usize = stderr
-        .split("evaluation stopped after ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
+    let finished = rnad_tests::games_before_stop(&stderr)
         .unwrap_or_else(|| panic!("no stopped evaluation logged:\n{stderr}"));
     assert!(finished > 0, "stopped before its first game:\n{stderr}");
     assert!(dir
