@@ -16,6 +16,7 @@ pub mod compute;
 pub mod config;
 pub mod distinct;
 pub mod files;
+pub mod held_actions;
 pub mod history;
 pub mod jsonl;
 pub mod lifecycle;

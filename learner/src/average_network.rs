@@ -3,9 +3,11 @@
 //! learner step a few of the batch's rows (states actors visited, with
 //! θ_target's policy there) are offered to a weighted reservoir; then one
 //! Adam step fits a second network of the run's shape to the policies the
-//! reservoir holds, by cross-entropy over the legal actions. Its policy at
-//! a state tends to the average of θ_target's policies there over the
-//! steps the reservoir samples, each state weighted by how often actors
+//! reservoir holds, by cross-entropy over the legal actions. The policies
+//! are kept without the actions NeuRD holds at its threshold, as the
+//! `target_average` table averages them ([`rnad_common::held_actions`]).
+//! Its policy at a state tends to the average of those policies there over
+//! the steps the reservoir samples, each state weighted by how often actors
 //! reach it (`docs/rnad-update.md` says how this relates to the own-reach
 //! weighting an average strategy needs). Only the policy head learns; the
 //! value head keeps its initial weights.
@@ -21,6 +23,7 @@ use candle_core::{Device, Result, Tensor};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_common::config::{AverageNetworkConfig, Config};
+use rnad_common::held_actions::drop_held_row;
 use rnad_common::net::{
     first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, RecordedForward,
 };
@@ -29,7 +32,7 @@ use crate::adam::{Adam, AdamSettings};
 use crate::reservoir::Reservoir;
 
 /// One visited state: the network's input, the legal actions (1 or 0) and
-/// θ_target's policy there.
+/// θ_target's policy there, its held actions dropped.
 #[derive(Debug)]
 struct Visit {
     obs: Vec<f32>,
@@ -83,6 +86,8 @@ impl AverageNetwork {
 pub struct AverageTrainer {
     settings: AverageNetworkConfig,
     shape: NetShape,
+    /// NeuRD's threshold, which tells the held actions.
+    beta: f64,
     reservoir: Reservoir<Visit>,
     rng: ChaCha8Rng,
 }
@@ -106,6 +111,7 @@ impl AverageTrainer {
             reservoir: Reservoir::new(settings.reservoir_size),
             settings,
             shape: NetShape::for_config(config),
+            beta: config.rnad.beta_neurd,
             rng,
         })
     }
@@ -129,7 +135,11 @@ impl AverageTrainer {
             self.reservoir.offer(log_weight, &mut self.rng, || Visit {
                 obs: batch.distinct_obs[obs_row * input..(obs_row + 1) * input].to_vec(),
                 legal: batch.legal[cells.clone()].to_vec(),
-                policy: batch.target_policy[cells].to_vec(),
+                policy: without_held_actions(
+                    &batch.target_policy[cells.clone()],
+                    &batch.legal[cells],
+                    self.beta,
+                ),
             });
         }
     }
@@ -183,6 +193,19 @@ impl AverageTrainer {
         }
         Ok(Some((AverageNetwork { params, adam }, loss)))
     }
+}
+
+/// `policy` (zero at illegal actions) with the legal actions held at
+/// threshold `beta` dropped and the rest renormalised.
+fn without_held_actions(policy: &[f32], legal: &[f32], beta: f64) -> Vec<f32> {
+    let legal_at: Vec<usize> = (0..legal.len()).filter(|&a| legal[a] > 0.0).collect();
+    let mut row: Vec<f64> = legal_at.iter().map(|&a| f64::from(policy[a])).collect();
+    drop_held_row(&mut row, beta);
+    let mut kept = vec![0.0; policy.len()];
+    for (&a, p) in legal_at.iter().zip(row) {
+        kept[a] = p as f32;
+    }
+    kept
 }
 
 #[cfg(test)]
@@ -274,6 +297,47 @@ mod tests {
         for (got, want) in policy.iter().zip([0.1, 0.9, 0.2, 0.8]) {
             assert!((got - want).abs() < 0.03, "policy {policy:?}");
         }
+    }
+
+    #[test]
+    fn held_actions_are_dropped_among_the_legal_ones() {
+        // Legal actions 0, 2 and 3 with centred logits −2, 0.5 and 1.5
+        // (mean 0): at β = 2 the first is held and goes, the others keep
+        // their ratio; the illegal action 1 stays at zero.
+        let z = (-2f64).exp() + 0.5f64.exp() + 1.5f64.exp();
+        let p = |logit: f64| (logit.exp() / z) as f32;
+        let policy = [p(-2.0), 0.0, p(0.5), p(1.5)];
+        let legal = [1.0, 0.0, 1.0, 1.0];
+        let kept = without_held_actions(&policy, &legal, 2.0);
+        let rest = 0.5f64.exp() + 1.5f64.exp();
+        let want = [0.0, 0.0, 0.5f64.exp() / rest, 1.5f64.exp() / rest];
+        for (got, want) in kept.iter().zip(want) {
+            assert!((f64::from(*got) - want).abs() < 1e-6, "{kept:?}");
+        }
+        // A threshold of 3 holds nothing here: the row is unchanged.
+        assert_eq!(without_held_actions(&policy, &legal, 3.0), policy);
+    }
+
+    #[test]
+    fn the_network_learns_the_policy_without_its_held_actions() {
+        // θ_target plays the first state's first action at 0.0195, its
+        // centred logit −1.95: held at β = 2 (Kuhn's), so the averaged
+        // network learns never to play it, where the stored policy would
+        // have taught 0.0195.
+        let config = config(0);
+        assert_eq!(config.rnad.beta_neurd, 2.0);
+        let shape = NetShape::for_config(&config);
+        let mut trainer = AverageTrainer::for_config(&config, 0).unwrap();
+        let mut network = AverageNetwork::initial(&config).unwrap();
+        for step in 0..900u64 {
+            if step < 300 {
+                trainer.offer(step, &batch(shape.input, [0.0195, 0.9805], [0.2, 0.8]));
+            }
+            network = trainer.train(&network, &Device::Cpu).unwrap().unwrap().0;
+        }
+        let policy = policy(&network, &shape);
+        assert!(policy[0] < 0.005, "policy {policy:?}");
+        assert!((policy[2] - 0.2).abs() < 0.03, "policy {policy:?}");
     }
 
     #[test]

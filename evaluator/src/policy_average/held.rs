@@ -1,21 +1,12 @@
-//! Dropping the actions NeuRD holds at its threshold: an action the
-//! learner would push lower still keeps a few percent of probability at the
-//! threshold, which an equilibrium does not play.
+//! Dropping the actions NeuRD holds at its threshold from a whole
+//! tabular policy, by [`rnad_common::held_actions`]'s rule.
 
+use rnad_common::held_actions::drop_held_row;
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
 
-/// An action whose centred log-probability is at or below `−β` plus this
-/// counts as held at NeuRD's threshold: the learner's logits sit at the threshold
-/// up to the small moves of the shared weights, and the target's are an
-/// average of those.
-pub(super) const HELD_MARGIN: f64 = 0.05;
-
-/// `policy` without the actions held at NeuRD threshold `beta`: at every
-/// information state, an action whose centred log-probability (its
-/// log-probability minus the mean over the legal actions, which is its
-/// centred logit) is at or below `−beta + HELD_MARGIN` gets probability
-/// zero, and the rest are renormalised.
+/// `policy` without the actions held at NeuRD threshold `beta` at any of
+/// its information states ([`drop_held_row`] at each).
 pub fn drop_held_actions(tree: &PublicTree, policy: &TabularPolicy, beta: f64) -> TabularPolicy {
     let mut probs = policy.probs().to_vec();
     for decision in tree.decisions() {
@@ -24,23 +15,4 @@ pub fn drop_held_actions(tree: &PublicTree, policy: &TabularPolicy, beta: f64) -
         }
     }
     TabularPolicy::from_slots(tree, probs).expect("same length")
-}
-
-pub(super) fn drop_held_row(row: &mut [f64], beta: f64) {
-    let logs: Vec<f64> = row.iter().map(|p| p.max(f64::MIN_POSITIVE).ln()).collect();
-    let mean = logs.iter().sum::<f64>() / logs.len() as f64;
-    let held = |log: f64| log - mean <= -beta + HELD_MARGIN;
-    let kept: f64 = row
-        .iter()
-        .zip(&logs)
-        .filter(|(_, &log)| !held(log))
-        .map(|(p, _)| p)
-        .sum();
-    if kept <= 0.0 {
-        // Only a threshold below HELD_MARGIN can mark every action held.
-        return;
-    }
-    for (p, &log) in row.iter_mut().zip(&logs) {
-        *p = if held(log) { 0.0 } else { *p / kept };
-    }
 }

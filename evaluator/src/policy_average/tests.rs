@@ -1,7 +1,6 @@
 //! The average against hand-worked weights, its go-back bookkeeping, and
 //! exploitability's convexity.
 
-use super::held::drop_held_row;
 use super::*;
 use rnad_games::exploitability::nash_conv;
 
@@ -35,36 +34,6 @@ fn bet_at(tree: &PublicTree, policy: &TabularPolicy, info_state: &str) -> f64 {
 fn reach_at(tree: &PublicTree, reach: &[f64], info_state: &str) -> f64 {
     let (d, hand) = tree.info_state_index()[info_state];
     reach[tree.decisions()[d].info(hand)]
-}
-
-#[test]
-fn actions_at_the_threshold_are_dropped_and_the_rest_renormalised() {
-    // Two actions with centred logits −2 and +2: the first is held at
-    // β = 2 and goes; at β = 2.5 it is 0.5 above the threshold and stays.
-    let held = 1.0 / (1.0 + 4f64.exp());
-    let mut row = [held, 1.0 - held];
-    drop_held_row(&mut row, 2.0);
-    assert_eq!(row, [0.0, 1.0]);
-    let mut row = [held, 1.0 - held];
-    drop_held_row(&mut row, 2.5);
-    assert_eq!(row, [held, 1.0 - held]);
-    // Three actions, logits −2, 0.5, 1.5 (mean 0): only the first goes,
-    // the others keep their ratio e^0.5 : e^1.5.
-    let z = (-2f64).exp() + 0.5f64.exp() + 1.5f64.exp();
-    let mut row = [(-2f64).exp() / z, 0.5f64.exp() / z, 1.5f64.exp() / z];
-    drop_held_row(&mut row, 2.0);
-    let kept = 0.5f64.exp() + 1.5f64.exp();
-    assert_eq!(row[0], 0.0);
-    assert!((row[1] - 0.5f64.exp() / kept).abs() < 1e-12, "{row:?}");
-    assert!((row[2] - 1.5f64.exp() / kept).abs() < 1e-12, "{row:?}");
-    // Uniform rows have nothing held at a threshold above the margin;
-    // below it every action counts as held, and the row is left as it
-    // is rather than emptied.
-    let mut row = [0.5, 0.5];
-    drop_held_row(&mut row, 2.0);
-    assert_eq!(row, [0.5, 0.5]);
-    drop_held_row(&mut row, 0.01);
-    assert_eq!(row, [0.5, 0.5]);
 }
 
 #[test]
