@@ -1,7 +1,8 @@
 """Prints, for each seed's history in this folder, the exact NashConv of
 θ_target, its post-processed policy, the tabular target_average and the
 averaged network at evaluations near every MINUTES minutes of training, as
-a markdown table. Usage: python3 table.py [MINUTES [FOLDER]] (FOLDER holds
+a markdown table, then the ratio of the two averages from minute 4 on.
+Usage: python3 table.py [MINUTES [FOLDER]] (FOLDER holds
 seed-N/history.jsonl; default this folder)."""
 import json
 import pathlib
@@ -25,3 +26,21 @@ for history in sorted(here.glob("seed-*/history.jsonl")):
             f"| {seed} | {e['wall_seconds'] / 60:.1f} | {e['learner_step']:,} | {n['target']:.3f} "
             f"| {n['target_postprocessed']:.3f} | {n['target_average']:.3f} | {n['average_network']:.3f} |"
         )
+
+# The averaged network's NashConv over the table's at every evaluation from
+# minute 4 on (both averages of the same run at the same step).
+print()
+print("| seed | evaluations from minute 4 | network / table: mean | min | max | at the last |")
+print("|---:|---:|---:|---:|---:|---:|")
+for history in sorted(here.glob("seed-*/history.jsonl")):
+    seed = history.parent.name.split("-")[1]
+    entries = [json.loads(line) for line in history.read_text().splitlines()]
+    ratios = [
+        e["nash_conv"]["average_network"] / e["nash_conv"]["target_average"]
+        for e in entries
+        if e["wall_seconds"] >= 240
+    ]
+    print(
+        f"| {seed} | {len(ratios)} | {sum(ratios) / len(ratios):.2f} | {min(ratios):.2f} "
+        f"| {max(ratios):.2f} | {ratios[-1]:.2f} |"
+    )
