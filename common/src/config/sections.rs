@@ -221,8 +221,9 @@ config_section! {
     /// run at the states actors visit (the `average_network` policy kind;
     /// `docs/rnad-update.md`).
     pub struct AverageNetworkConfig {
-        /// Visited states (with θ_target's policy there) kept to train it
-        /// on: a weighted reservoir sample of all states offered.
+        /// Visited states (with θ_target's policy there, less the actions
+        /// NeuRD holds at its threshold) kept to train it on: a weighted
+        /// reservoir sample of all states offered.
         reservoir_size: usize => values: "0 (no averaged network) or more", check: any, resume: Experiment;
         /// A state offered at learner step t weighs e^(t/H) for this H (an
         /// exponential average reaching back about H steps); 0 weighs every
