@@ -12,9 +12,11 @@ every = 60 * float(sys.argv[1] if len(sys.argv) > 1 else 2)
 here = pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else pathlib.Path(__file__).parent
 print("| seed | minute | step | target | target_postprocessed | target_average (table) | average_network |")
 print("|---:|---:|---:|---:|---:|---:|---:|")
-for history in sorted(here.glob("seed-*/history.jsonl")):
-    seed = history.parent.name.split("-")[1]
-    entries = [json.loads(line) for line in history.read_text().splitlines()]
+runs = [
+    (history.parent.name.split("-")[1], [json.loads(line) for line in history.read_text().splitlines()])
+    for history in sorted(here.glob("seed-*/history.jsonl"))
+]
+for seed, entries in runs:
     mark = 0.0
     for i, e in enumerate(entries):
         last = i == len(entries) - 1
@@ -32,9 +34,7 @@ for history in sorted(here.glob("seed-*/history.jsonl")):
 print()
 print("| seed | evaluations from minute 4 | network / table: mean | min | max | at the last |")
 print("|---:|---:|---:|---:|---:|---:|")
-for history in sorted(here.glob("seed-*/history.jsonl")):
-    seed = history.parent.name.split("-")[1]
-    entries = [json.loads(line) for line in history.read_text().splitlines()]
+for seed, entries in runs:
     ratios = [
         e["nash_conv"]["average_network"] / e["nash_conv"]["target_average"]
         for e in entries
