@@ -8,9 +8,9 @@
 //! `target_average` table averages them ([`rnad_common::held_actions`]).
 //! Its policy at a state tends to the average of those policies there over
 //! the steps the reservoir samples, each state weighted by how often actors
-//! reach it (`docs/rnad-update.md` says how this relates to the own-reach
-//! weighting an average strategy needs). Only the policy head learns; the
-//! value head keeps its initial weights.
+//! reach it, or, with `own_reach_clip`, by the own reach of the player to
+//! move, as an average strategy needs (`docs/rnad-update.md`). Only the
+//! policy head learns; the value head keeps its initial weights.
 //!
 //! Until the reservoir is full it holds every state offered, whatever its
 //! weight: the weights decide what it keeps once it has to choose.
@@ -51,6 +51,9 @@ pub struct BatchStates {
     pub legal: Vec<f32>,
     /// θ_target's policy at each row, `actions` floats each.
     pub target_policy: Vec<f32>,
+    /// Each row's log reach by the other players
+    /// ([`crate::batch::Batch::others_log_reach`]).
+    pub others_log_reach: Vec<f32>,
 }
 
 /// The averaged network and its Adam moments: learner state, kept in
@@ -124,14 +127,23 @@ impl AverageTrainer {
         if rows == 0 {
             return;
         }
-        let log_weight = match self.settings.horizon_steps {
+        let step_log_weight = match self.settings.horizon_steps {
             0 => 0.0,
             horizon => step as f64 / horizon as f64,
+        };
+        // Dividing by the others' reach leaves the own reach of the one
+        // to move (actors reach a state with everyone's); the clip bounds
+        // the variance a rare action of theirs would bring.
+        let clip = self.settings.own_reach_clip;
+        let reach_log_weight = |row: usize| match clip {
+            0.0 => 0.0,
+            clip => (-f64::from(batch.others_log_reach[row])).min(clip.ln()),
         };
         for _ in 0..self.settings.offered_per_step {
             let row = self.rng.random_range(0..rows);
             let obs_row = batch.index[row] as usize;
             let cells = row * actions..(row + 1) * actions;
+            let log_weight = step_log_weight + reach_log_weight(row);
             self.reservoir.offer(log_weight, &mut self.rng, || Visit {
                 obs: batch.distinct_obs[obs_row * input..(obs_row + 1) * input].to_vec(),
                 legal: batch.legal[cells.clone()].to_vec(),
@@ -221,6 +233,7 @@ mod tests {
             // once it is full: until then it holds everything offered).
             reservoir_size: 500,
             horizon_steps,
+            own_reach_clip: 0.0,
             offered_per_step: 16,
             batch_size: 64,
             learning_rate: 1e-2,
@@ -229,7 +242,8 @@ mod tests {
     }
 
     /// One learner batch: each of the two states visited once, with
-    /// θ_target's policy `first` at the first and `second` at the other.
+    /// θ_target's policy `first` at the first and `second` at the other,
+    /// both reached by the other player with probability 1.
     fn batch(input: usize, first: [f32; 2], second: [f32; 2]) -> BatchStates {
         let mut obs = vec![0.0; 2 * input];
         obs[0] = 1.0;
@@ -239,6 +253,7 @@ mod tests {
             index: vec![0, 1],
             legal: vec![1.0; 4],
             target_policy: [first, second].concat(),
+            others_log_reach: vec![0.0; 2],
         }
     }
 
@@ -261,17 +276,24 @@ mod tests {
     }
 
     /// 300 steps of one target policy, then 300 of another at the first
-    /// state (the second state's stays): the averaged network learns the
-    /// mean of the two where every step weighs alike, and the newer one
-    /// under a short horizon.
-    fn averaged_after_two_phases(horizon_steps: u64) -> Vec<f32> {
-        let config = config(horizon_steps);
-        let shape = NetShape::for_config(&config);
-        let mut trainer = AverageTrainer::for_config(&config, 0).unwrap();
-        let mut network = AverageNetwork::initial(&config).unwrap();
+    /// state (the second state's stays), the first phase's states reached
+    /// by the other player with probability `first_reach`: the averaged
+    /// network learns the mean of the two where every step weighs alike,
+    /// and the newer one under a short horizon.
+    fn averaged_after_two_phases(config: &Config, first_reach: f32) -> Vec<f32> {
+        let shape = NetShape::for_config(config);
+        let mut trainer = AverageTrainer::for_config(config, 0).unwrap();
+        let mut network = AverageNetwork::initial(config).unwrap();
         for step in 0..600u64 {
-            let first = if step < 300 { [0.9, 0.1] } else { [0.1, 0.9] };
-            trainer.offer(step, &batch(shape.input, first, [0.2, 0.8]));
+            let mut batch = if step < 300 {
+                batch(shape.input, [0.9, 0.1], [0.2, 0.8])
+            } else {
+                batch(shape.input, [0.1, 0.9], [0.2, 0.8])
+            };
+            if step < 300 {
+                batch.others_log_reach.fill(first_reach.ln());
+            }
+            trainer.offer(step, &batch);
             let (trained, _) = trainer.train(&network, &Device::Cpu).unwrap().unwrap();
             network = trained;
         }
@@ -284,7 +306,7 @@ mod tests {
 
     #[test]
     fn equal_weights_learn_the_mean_policy_of_the_run() {
-        let policy = averaged_after_two_phases(0);
+        let policy = averaged_after_two_phases(&config(0), 1.0);
         for (got, want) in policy.iter().zip([0.5, 0.5, 0.2, 0.8]) {
             assert!((got - want).abs() < 0.03, "policy {policy:?}");
         }
@@ -293,9 +315,25 @@ mod tests {
     #[test]
     fn a_short_horizon_learns_the_recent_policy() {
         // Weights e^(t/20): the first phase weighs e^-15 of the second.
-        let policy = averaged_after_two_phases(20);
+        let policy = averaged_after_two_phases(&config(20), 1.0);
         for (got, want) in policy.iter().zip([0.1, 0.9, 0.2, 0.8]) {
             assert!((got - want).abs() < 0.03, "policy {policy:?}");
+        }
+    }
+
+    #[test]
+    fn the_own_reach_clip_divides_the_others_reach_out_up_to_the_clip() {
+        // The first phase's states were reached by the other player with
+        // probability 1/4. Weighing by visits, each phase's rows weigh
+        // alike; by own reach, the first phase's weigh 4 (0.9·4 + 0.1) / 5
+        // = 0.74; clipped at 2, they weigh 2: (0.9·2 + 0.1) / 3 = 0.633.
+        // The second state's policy is the same in both phases.
+        for (clip, want) in [(0.0, 0.5), (100.0, 0.74), (2.0, 1.9 / 3.0)] {
+            let mut config = config(0);
+            config.average_network.own_reach_clip = clip;
+            let policy = averaged_after_two_phases(&config, 0.25);
+            assert!((policy[0] - want).abs() < 0.03, "clip {clip}: {policy:?}");
+            assert!((policy[2] - 0.2).abs() < 0.03, "clip {clip}: {policy:?}");
         }
     }
 

@@ -94,6 +94,30 @@ impl Batch {
         }
     }
 
+    /// Each row's log reach by the players other than the one acting
+    /// there: the sum of `ln μ(a_t)` over the earlier rows of its
+    /// trajectory where another player acted. Chance is left out: it is
+    /// the same whatever the players' policies.
+    pub fn others_log_reach(&self) -> Vec<f32> {
+        let players = self.player.iter().max().map_or(0, |&p| usize::from(p) + 1);
+        let mut others = Vec::with_capacity(self.rows);
+        let mut own = vec![0.0f64; players];
+        for span in &self.spans {
+            own.fill(0.0);
+            let mut everyone = 0.0f64;
+            for row in span.clone() {
+                let player = usize::from(self.player[row]);
+                others.push((everyone - own[player]) as f32);
+                // An action the actor sampled had μ > 0; the floor keeps a
+                // rounded-away μ from making an infinity.
+                let log_mu = f64::from(self.behaviour[row].max(f32::MIN_POSITIVE)).ln();
+                everyone += log_mu;
+                own[player] += log_mu;
+            }
+        }
+        others
+    }
+
     /// The rewards of `player` for every row.
     pub fn rewards_of(&self, player: usize) -> &[f32] {
         &self.rewards[player * self.rows..(player + 1) * self.rows]
@@ -145,6 +169,37 @@ mod tests {
         batch.scale_rewards(0.5);
         assert_eq!(batch.rewards_of(0), &[0.0, -0.5, 1.0]);
         assert_eq!(batch.rewards_of(1), &[0.0, 0.5, -1.0]);
+    }
+
+    /// Each row's others' reach is the product of the other players' μ
+    /// before it in its own trajectory: hand-worked on two games.
+    #[test]
+    fn the_others_reach_of_each_row() {
+        let trajectories = [
+            // Players 0, 1, 0, 1 taking actions 1, 0, 1, 1 (μ 0.75, 0.25, 0.75, 0.75).
+            game(&[
+                ([1.0, 0.0], 0, 1, [0.0, 0.0]),
+                ([0.0, 1.0], 1, 0, [0.0, 0.0]),
+                ([1.0, 1.0], 0, 1, [0.0, 0.0]),
+                ([0.0, 0.0], 1, 1, [1.0, -1.0]),
+            ]),
+            // Player 1 twice in a row: its own actions are not the others'.
+            game(&[
+                ([1.0, 0.0], 1, 0, [0.0, 0.0]),
+                ([0.0, 1.0], 1, 0, [0.0, 0.0]),
+                ([1.0, 1.0], 0, 1, [1.0, -1.0]),
+            ]),
+        ];
+        let reach: Vec<f32> = Batch::new(&trajectories, 2)
+            .others_log_reach()
+            .iter()
+            .map(|r| r.exp())
+            .collect();
+        let want = [1.0, 0.75, 0.25, 0.75 * 0.75, 1.0, 1.0, 0.25 * 0.25];
+        assert_eq!(reach.len(), want.len());
+        for (got, want) in reach.iter().zip(want) {
+            assert!((got - want).abs() < 1e-6, "{reach:?}");
+        }
     }
 
     /// Games with no decisions, first or between others, add no rows: the

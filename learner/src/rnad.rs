@@ -428,6 +428,7 @@ impl Learner {
             .map(|(distinct_obs, target_policy)| BatchStates {
                 distinct_obs,
                 index,
+                others_log_reach: batch.others_log_reach(),
                 legal: batch.legal,
                 target_policy,
             });

@@ -75,6 +75,17 @@ pub fn non_negative(value: &f64) -> Result<(), OutOfRange> {
     }
 }
 
+/// Zero (off), or finite and at least one.
+pub fn zero_or_at_least_one(value: &f64) -> Result<(), OutOfRange> {
+    if *value == 0.0 || (value.is_finite() && *value >= 1.0) {
+        Ok(())
+    } else {
+        Err(OutOfRange(format!(
+            "must be 0 (off) or a finite number of at least 1, got {value}"
+        )))
+    }
+}
+
 /// In (0, 1].
 pub fn unit_interval(value: &f64) -> Result<(), OutOfRange> {
     if *value > 0.0 && *value <= 1.0 {

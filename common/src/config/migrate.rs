@@ -45,6 +45,7 @@ const ADDED: &[AddedKey] = &[
     ("training_log", "interval_steps", || Value::Integer(100)),
     ("average_network", "reservoir_size", || Value::Integer(0)),
     ("average_network", "horizon_steps", || Value::Integer(0)),
+    ("average_network", "own_reach_clip", || Value::Float(0.0)),
     ("average_network", "offered_per_step", || Value::Integer(64)),
     ("average_network", "batch_size", || Value::Integer(256)),
     ("average_network", "learning_rate", || Value::Float(1e-3)),

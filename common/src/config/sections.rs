@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::checks::{
     any, below_one, deals, layer_widths, non_negative, positive, positive_counts,
-    positive_or_infinite, unit_interval,
+    positive_or_infinite, unit_interval, zero_or_at_least_one,
 };
 use super::keys::config_section;
 
@@ -229,6 +229,12 @@ config_section! {
         /// exponential average reaching back about H steps); 0 weighs every
         /// step alike (the average of the whole run).
         horizon_steps: u64 => values: "0 (the whole run) or more", check: any, resume: Experiment;
+        /// 0 weighs each state by how often actors reach it. A clip C ≥ 1
+        /// weighs it by the own reach of the player to move, as an average
+        /// strategy needs: each state's weight is divided by the other
+        /// players' reach along its trajectory (their actors' action
+        /// probabilities), the quotient at most C.
+        own_reach_clip: f64 => values: "0 (visits) or at least 1", check: zero_or_at_least_one, resume: Experiment;
         /// States of each learner batch offered to the reservoir.
         offered_per_step: usize => values: "positive integer", check: positive, resume: Experiment;
         /// States of one training step of the averaged network (one per

@@ -163,6 +163,25 @@ fn weight_decay_is_off_unless_given_and_must_not_flip_a_weight() {
 }
 
 #[test]
+fn the_own_reach_clip_is_off_unless_given_and_at_least_one_when_on() {
+    let with_clip = |clip: &str| format!("{KUHN}\n[average_network]\nown_reach_clip = {clip}\n");
+    let off = Config::from_toml(KUHN, "test.toml").unwrap();
+    assert_eq!(off.average_network.own_reach_clip, 0.0);
+    let on = Config::from_toml(&with_clip("20.0"), "test.toml").unwrap();
+    assert_eq!(on.average_network.own_reach_clip, 20.0);
+    // A clip below 1 would weigh every state alike: no reach in it.
+    for refused in ["0.5", "-1.0", "inf"] {
+        let err = Config::from_toml(&with_clip(refused), "test.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`average_network.own_reach_clip`"),
+            "{refused}: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_late_batch_size_applies_from_its_step_and_needs_both_keys() {
     let constant = Config::from_toml(KUHN, "test.toml").unwrap();
     assert_eq!(constant.rnad.late_batch_start_step, 0);
