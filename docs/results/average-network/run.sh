@@ -3,7 +3,8 @@
 # `rnad-learner local` run of the default config (configs/leduc.toml) per
 # seed in SEEDS (default 0), SECONDS each (default 600), with the averaged
 # network on (a reservoir of RESERVOIR states, horizon HORIZON steps,
-# own-reach clip OWN_REACH_CLIP, default 0: states weighed by visits).
+# own-reach clip OWN_REACH_CLIP, default 0: states weighed by visits;
+# learning rate LEARNING_RATE, default 1e-3).
 # Both averages are judged by exact NashConv at every evaluation of the
 # same run, so they are compared at equal learner steps. Writes
 # seed-N/history.jsonl and seed-N/config.toml to OUT (default this folder).
@@ -14,6 +15,7 @@ seconds=${SECONDS_PER_RUN:-600}
 reservoir=${RESERVOIR:-1000000}
 horizon=${HORIZON:-50000}
 own_reach_clip=${OWN_REACH_CLIP:-0}
+learning_rate=${LEARNING_RATE:-1e-3}
 # A copy, so that rebuilding the workspace during the runs changes nothing.
 learner=$(mktemp)
 cp target/release/rnad-learner "$learner"
@@ -24,7 +26,8 @@ for seed in ${SEEDS:-0}; do
     timeout -s TERM "$seconds" "$learner" local --run-dir "$run" --set "seed=$seed" \
         --set "average_network.reservoir_size=$reservoir" \
         --set "average_network.horizon_steps=$horizon" \
-        --set "average_network.own_reach_clip=$own_reach_clip" > "$run/progress.log" 2>&1 || [ $? -eq 124 ]
+        --set "average_network.own_reach_clip=$own_reach_clip" \
+        --set "average_network.learning_rate=$learning_rate" > "$run/progress.log" 2>&1 || [ $? -eq 124 ]
     mkdir -p "$out/seed-$seed"
     cp "$run/history.jsonl" "$run/config.toml" "$out/seed-$seed/"
     rm -rf "$run"

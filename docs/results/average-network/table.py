@@ -1,7 +1,8 @@
 """Prints, for each seed's history in this folder, the exact NashConv of
 θ_target, its post-processed policy, the tabular target_average and the
 averaged network at evaluations near every MINUTES minutes of training, as
-a markdown table, then the ratio of the two averages from minute 4 on.
+a markdown table, then the ratio of the two averages from minute 4 on and
+their means from minute 8 on.
 Usage: python3 table.py [MINUTES [FOLDER]] (FOLDER holds
 seed-N/history.jsonl; default this folder)."""
 import json
@@ -30,17 +31,23 @@ for seed, entries in runs:
         )
 
 # The averaged network's NashConv over the table's at every evaluation from
-# minute 4 on (both averages of the same run at the same step).
+# minute 4 on (both averages of the same run at the same step), and both
+# averages' mean NashConv over the evaluations from minute 8 on.
 print()
-print("| seed | evaluations from minute 4 | network / table: mean | min | max | at the last |")
-print("|---:|---:|---:|---:|---:|---:|")
+print(
+    "| seed | evaluations from minute 4 | network / table: mean | min | max | at the last "
+    "| from minute 8: network | table |"
+)
+print("|---:|---:|---:|---:|---:|---:|---:|---:|")
 for seed, entries in runs:
     ratios = [
         e["nash_conv"]["average_network"] / e["nash_conv"]["target_average"]
         for e in entries
         if e["wall_seconds"] >= 240
     ]
+    late = [e["nash_conv"] for e in entries if e["wall_seconds"] >= 480]
+    network, table = (sum(n[kind] for n in late) / len(late) for kind in ("average_network", "target_average"))
     print(
         f"| {seed} | {len(ratios)} | {sum(ratios) / len(ratios):.2f} | {min(ratios):.2f} "
-        f"| {max(ratios):.2f} | {ratios[-1]:.2f} |"
+        f"| {max(ratios):.2f} | {ratios[-1]:.2f} | {network:.3f} | {table:.3f} |"
     )
