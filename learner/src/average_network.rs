@@ -52,8 +52,9 @@ pub struct BatchStates {
     /// θ_target's policy at each row, `actions` floats each.
     pub target_policy: Vec<f32>,
     /// Each row's log reach by the other players
-    /// ([`crate::batch::Batch::others_log_reach`]).
-    pub others_log_reach: Vec<f32>,
+    /// ([`crate::batch::Batch::others_log_reach`]), where the trainer
+    /// [weighs states by own reach](AverageTrainer::weighs_own_reach).
+    pub others_log_reach: Option<Vec<f32>>,
 }
 
 /// The averaged network and its Adam moments: learner state, kept in
@@ -119,6 +120,13 @@ impl AverageTrainer {
         })
     }
 
+    /// Whether offered states weigh by the own reach of the player to move
+    /// (`own_reach_clip` above 0): the batch must then carry the others'
+    /// reach.
+    pub fn weighs_own_reach(&self) -> bool {
+        self.settings.own_reach_clip > 0.0
+    }
+
     /// Offers `offered_per_step` rows of `batch`, drawn at random, as seen
     /// at learner step `step`.
     pub fn offer(&mut self, step: u64, batch: &BatchStates) {
@@ -135,9 +143,14 @@ impl AverageTrainer {
         // to move (actors reach a state with everyone's); the clip bounds
         // the variance a rare action of theirs would bring.
         let clip = self.settings.own_reach_clip;
-        let reach_log_weight = |row: usize| match clip {
-            0.0 => 0.0,
-            clip => (-f64::from(batch.others_log_reach[row])).min(clip.ln()),
+        let others_log_reach = self.weighs_own_reach().then(|| {
+            batch
+                .others_log_reach
+                .as_deref()
+                .expect("a trainer that weighs own reach is given the others' reach")
+        });
+        let reach_log_weight = |row: usize| {
+            others_log_reach.map_or(0.0, |reach| (-f64::from(reach[row])).min(clip.ln()))
         };
         for _ in 0..self.settings.offered_per_step {
             let row = self.rng.random_range(0..rows);
@@ -253,7 +266,7 @@ mod tests {
             index: vec![0, 1],
             legal: vec![1.0; 4],
             target_policy: [first, second].concat(),
-            others_log_reach: vec![0.0; 2],
+            others_log_reach: Some(vec![0.0; 2]),
         }
     }
 
@@ -291,7 +304,7 @@ mod tests {
                 batch(shape.input, [0.1, 0.9], [0.2, 0.8])
             };
             if step < 300 {
-                batch.others_log_reach.fill(first_reach.ln());
+                batch.others_log_reach = Some(vec![first_reach.ln(); 2]);
             }
             trainer.offer(step, &batch);
             let (trained, _) = trainer.train(&network, &Device::Cpu).unwrap().unwrap();

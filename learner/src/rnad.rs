@@ -331,6 +331,10 @@ impl Learner {
         let index = std::mem::take(&mut batch.obs_index);
         let distinct_rows = distinct.len() / self.shape.input;
         let kept_obs = self.average.is_some().then(|| distinct.clone());
+        let weighs_own_reach = self
+            .average
+            .as_ref()
+            .is_some_and(AverageTrainer::weighs_own_reach);
         let obs = Tensor::from_vec(distinct, (distinct_rows, self.shape.input), &device)?;
         let index_t = Tensor::from_slice(&index, n, &device)?;
         let gather = |(logits, values): (Tensor, Tensor)| -> Result<(Tensor, Tensor)> {
@@ -428,7 +432,7 @@ impl Learner {
             .map(|(distinct_obs, target_policy)| BatchStates {
                 distinct_obs,
                 index,
-                others_log_reach: batch.others_log_reach(),
+                others_log_reach: weighs_own_reach.then(|| batch.others_log_reach()),
                 legal: batch.legal,
                 target_policy,
             });
