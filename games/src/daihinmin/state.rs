@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::cards::{cards_text, exchange_strength, indices, Cards, DIAMOND_THREE, JOKER_INDEX};
 use super::plays::{catalogue, Play, PASS};
+use super::tensor::Seen;
 use super::Rules;
 use crate::{Action, Payoff, State, Turn};
 
@@ -539,7 +540,19 @@ impl State for DaihinminState {
     }
 
     fn information_state_tensor(&self, player: usize, out: &mut [f32]) {
-        super::tensor::write(self, player, out);
+        let seen = Seen {
+            hands: &self.hands,
+            played: &self.played,
+            table: self.table,
+            locked: self.locked,
+            revolution: self.revolution,
+            passed: self.passed,
+            places: &self.places,
+            to_move: self.to_move,
+            exchanged: self.exchanged(player),
+            ranks: self.ranks.as_deref(),
+        };
+        super::tensor::write(&seen, player, out);
     }
 
     fn clone_box(&self) -> Box<dyn State> {
