@@ -18,6 +18,7 @@ pub mod adadelta;
 pub mod autograd;
 mod builder;
 mod card_conv;
+pub mod conv;
 pub mod gain_cnn;
 mod mlp;
 mod policy_value;

@@ -6,9 +6,10 @@
 //! (the betting is read there).
 
 use candle_core::{Module, Result, Tensor};
-use candle_nn::{conv2d, Conv2d, Conv2dConfig, VarBuilder};
+use candle_nn::VarBuilder;
 use rnad_games::CardLayout;
 
+use super::conv::Conv;
 use super::mlp::Mlp;
 
 /// Two convolutions of `hidden[0]` filters over the card planes, then
@@ -20,7 +21,7 @@ pub struct CardConv {
     planes: usize,
     suits: usize,
     ranks: usize,
-    convolutions: [Conv2d; 2],
+    convolutions: [Conv; 2],
     layers: Mlp,
 }
 
@@ -47,14 +48,10 @@ impl CardConv {
             .collect();
         let gather = Tensor::from_vec(columns, planes * suits * ranks, vb.device())?;
         let filters = hidden[0];
-        let same = Conv2dConfig {
-            padding: 1,
-            ..Conv2dConfig::default()
-        };
         let conv = vb.pp("conv");
         let convolutions = [
-            conv2d(planes, filters, 3, same, conv.pp(0))?,
-            conv2d(filters, filters, 3, same, conv.pp(1))?,
+            Conv::build(planes, filters, 3, conv.pp(0))?,
+            Conv::build(filters, filters, 3, conv.pp(1))?,
         ];
         let (layers, width) = Mlp::build(
             filters * suits * ranks + input,

@@ -11,8 +11,10 @@
 //! linear unit squashed by tanh, so that it stays in the target's range.
 
 use candle_core::{Module, Result, Tensor};
-use candle_nn::{conv2d, linear, Conv2d, Conv2dConfig, Linear, VarBuilder};
+use candle_nn::{linear, Linear, VarBuilder};
 use rand::{Rng, RngExt};
+
+use super::conv::Conv;
 
 /// Planes of the input.
 pub const INPUT_PLANES: usize = 33;
@@ -24,7 +26,7 @@ pub const DROPOUT: f32 = 0.5;
 /// Seed 004's network.
 #[derive(Clone, Debug)]
 pub struct GainCnn {
-    convolutions: [Conv2d; 4],
+    convolutions: [Conv; 4],
     hidden: Linear,
     output: Linear,
 }
@@ -33,16 +35,12 @@ impl GainCnn {
     /// The network with its tensors from `vb` (`conv.0` … `conv.3`,
     /// `hidden`, `output`).
     pub fn build(vb: VarBuilder) -> Result<GainCnn> {
-        let same = Conv2dConfig {
-            padding: 2,
-            ..Conv2dConfig::default()
-        };
         let conv = vb.pp("conv");
         let convolutions = [
-            conv2d(INPUT_PLANES, 32, 5, same, conv.pp(0))?,
-            conv2d(32, 32, 5, same, conv.pp(1))?,
-            conv2d(32, 64, 5, same, conv.pp(2))?,
-            conv2d(64, 64, 5, same, conv.pp(3))?,
+            Conv::build(INPUT_PLANES, 32, 5, conv.pp(0))?,
+            Conv::build(32, 32, 5, conv.pp(1))?,
+            Conv::build(32, 64, 5, conv.pp(2))?,
+            Conv::build(64, 64, 5, conv.pp(3))?,
         ];
         Ok(GainCnn {
             convolutions,

@@ -1,0 +1,616 @@
+//! A square 2-D convolution that keeps the plane's size (stride 1, zero
+//! padding of half the kernel, odd kernels), with the tensors candle-nn's
+//! `conv2d` gives it (`weight` `[out, in, k, k]`, `bias` `[out]`), so that
+//! checkpoints do not tell the two apart.
+//!
+//! On the CPU (f32) it runs as matrix products a few images at a time:
+//! each output cell's input patch is laid out as a row, the patches of a
+//! chunk of images filling a buffer of about 2 MB that stays in cache, and
+//! the rows are multiplied by the kernel as a `[k·k·in, out]` matrix; the
+//! chunks run side by side on the threads. candle's own CPU convolution
+//! multiplies image by image with the kernel as the product's `out` rows,
+//! which is slow on the small planes the card networks see; here each
+//! product has hundreds of rows. The gradients are products of the same
+//! shapes. `learner/cli/benches/convolution.rs` times both on the
+//! networks' layers. On other devices (and dtypes) the layer is candle's
+//! `conv2d`.
+
+use candle_core::{CpuStorage, CustomOp2, DType, Layout, Module, Result, Shape, Tensor};
+use candle_nn::VarBuilder;
+use gemm::Parallelism;
+use rayon::prelude::*;
+
+/// Floats of patch rows a product takes at once: about 2 MB, so that a
+/// chunk's rows are still in cache when the product reads them.
+const CHUNK_FLOATS: usize = 1 << 19;
+
+/// A size-keeping convolution of `kernel × kernel` filters.
+#[derive(Clone, Debug)]
+pub struct Conv {
+    weight: Tensor,
+    bias: Tensor,
+}
+
+impl Conv {
+    /// `outputs` filters of `kernel × kernel` over `inputs` planes
+    /// (`weight`, `bias` under `vb`). `kernel` is odd.
+    pub fn build(inputs: usize, outputs: usize, kernel: usize, vb: VarBuilder) -> Result<Conv> {
+        if kernel.is_multiple_of(2) {
+            candle_core::bail!("a size-keeping convolution needs an odd kernel, not {kernel}");
+        }
+        Ok(Conv {
+            weight: vb.get((outputs, inputs, kernel, kernel), "weight")?,
+            bias: vb.get(outputs, "bias")?,
+        })
+    }
+}
+
+impl Module for Conv {
+    /// `[N, in, H, W]` to `[N, out, H, W]`.
+    fn forward(&self, planes: &Tensor) -> Result<Tensor> {
+        let (outputs, _, kernel, _) = self.weight.dims4()?;
+        let convolved = if planes.device().is_cpu() && planes.dtype() == DType::F32 {
+            planes
+                .contiguous()?
+                .apply_op2(&self.weight.contiguous()?, Convolve)?
+        } else {
+            planes.conv2d(&self.weight, kernel / 2, 1, 1, 1)?
+        };
+        convolved.broadcast_add(&self.bias.reshape((outputs, 1, 1))?)
+    }
+}
+
+/// The sizes of one convolution.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    images: usize,
+    inputs: usize,
+    outputs: usize,
+    height: usize,
+    width: usize,
+    kernel: usize,
+}
+
+impl Geometry {
+    fn of(planes: &Shape, weight: &Shape) -> Result<Geometry> {
+        let (images, inputs, height, width) = planes.dims4()?;
+        let (outputs, weight_inputs, kernel, kernel_width) = weight.dims4()?;
+        if weight_inputs != inputs || kernel != kernel_width || kernel.is_multiple_of(2) {
+            candle_core::bail!(
+                "convolution of planes {planes:?} by a kernel {weight:?}: the kernel must be \
+                 square, odd and read every input plane"
+            );
+        }
+        Ok(Geometry {
+            images,
+            inputs,
+            outputs,
+            height,
+            width,
+            kernel,
+        })
+    }
+
+    fn cells(&self) -> usize {
+        self.height * self.width
+    }
+
+    /// One patch row's length: the kernel's cells times the input planes,
+    /// row by row of the kernel, then column, then plane.
+    fn patch(&self) -> usize {
+        self.kernel * self.kernel * self.inputs
+    }
+
+    /// Images whose patch rows fill a chunk (one at least).
+    fn images_per_chunk(&self) -> usize {
+        (CHUNK_FLOATS / (self.cells() * self.patch())).max(1)
+    }
+
+    /// How each product runs: on every thread when there is one chunk,
+    /// else on one (the chunks run side by side).
+    fn parallelism(&self) -> Parallelism {
+        let threads = candle_core::utils::get_num_threads();
+        if threads > 1 && self.images <= self.images_per_chunk() {
+            Parallelism::Rayon(threads)
+        } else {
+            Parallelism::None
+        }
+    }
+
+    /// The length of a chunk of an image-major buffer of `channels` values
+    /// a cell.
+    fn chunk_len(&self, channels: usize) -> usize {
+        self.images_per_chunk() * self.cells() * channels
+    }
+
+    /// For each cell of a chunk of `images` and each kernel cell that
+    /// falls inside the plane: where its run of `inputs` values starts
+    /// among the chunk's patch rows and in the chunk's channel-last input.
+    fn for_each_tap(&self, images: usize, mut tap: impl FnMut(usize, usize)) {
+        let half = self.kernel / 2;
+        for image in 0..images {
+            for y in 0..self.height {
+                for x in 0..self.width {
+                    let row = (image * self.cells() + y * self.width + x) * self.patch();
+                    for ky in 0..self.kernel {
+                        let Some(in_y) = (y + ky).checked_sub(half).filter(|&v| v < self.height)
+                        else {
+                            continue;
+                        };
+                        for kx in 0..self.kernel {
+                            let Some(in_x) = (x + kx).checked_sub(half).filter(|&v| v < self.width)
+                            else {
+                                continue;
+                            };
+                            let patch = row + (ky * self.kernel + kx) * self.inputs;
+                            let input =
+                                ((image * self.height + in_y) * self.width + in_x) * self.inputs;
+                            tap(patch, input);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A chunk of `images`' patch rows from their channel-last input.
+    fn gather_patches(&self, last: &[f32], images: usize, rows: &mut [f32]) {
+        rows.fill(0.0);
+        let n = self.inputs;
+        self.for_each_tap(images, |patch, input| {
+            rows[patch..patch + n].copy_from_slice(&last[input..input + n]);
+        });
+    }
+
+    /// Adds a chunk of `images`' patch rows back onto the channel-last
+    /// cells they came from.
+    fn scatter_patches(&self, rows: &[f32], images: usize, last: &mut [f32]) {
+        let n = self.inputs;
+        self.for_each_tap(images, |patch, input| {
+            for (cell, value) in last[input..input + n]
+                .iter_mut()
+                .zip(&rows[patch..patch + n])
+            {
+                *cell += value;
+            }
+        });
+    }
+}
+
+/// `[N, C, H, W]` to `[N, H, W, C]`.
+fn channels_last(first: &[f32], images: usize, channels: usize, cells: usize) -> Vec<f32> {
+    let mut last = vec![0.0; first.len()];
+    for image in 0..images {
+        for channel in 0..channels {
+            let plane = &first[(image * channels + channel) * cells..][..cells];
+            for (cell, &value) in plane.iter().enumerate() {
+                last[(image * cells + cell) * channels + channel] = value;
+            }
+        }
+    }
+    last
+}
+
+/// Channel-last rows `[N·cells, C]` into planes `[N, C, H, W]`.
+fn rows_to_planes(rows: &[f32], channels: usize, cells: usize, out: &mut [f32]) {
+    for (index, row) in rows.chunks_exact(channels).enumerate() {
+        let (image, cell) = (index / cells, index % cells);
+        for (channel, &value) in row.iter().enumerate() {
+            out[(image * channels + channel) * cells + cell] = value;
+        }
+    }
+}
+
+/// A matrix read from a slice with strides.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    data: &'a [f32],
+    rows: usize,
+    columns: usize,
+    row_stride: usize,
+    column_stride: usize,
+}
+
+impl<'a> View<'a> {
+    fn row_major(data: &'a [f32], rows: usize, columns: usize) -> View<'a> {
+        View {
+            data,
+            rows,
+            columns,
+            row_stride: columns,
+            column_stride: 1,
+        }
+    }
+
+    fn transposed(self) -> View<'a> {
+        View {
+            rows: self.columns,
+            columns: self.rows,
+            row_stride: self.column_stride,
+            column_stride: self.row_stride,
+            ..self
+        }
+    }
+
+    /// Whether every element the strides reach lies in `data`.
+    fn fits(&self) -> bool {
+        self.rows == 0
+            || self.columns == 0
+            || (self.rows - 1) * self.row_stride + (self.columns - 1) * self.column_stride
+                < self.data.len()
+    }
+}
+
+/// `out = lhs · rhs` (or `out += lhs · rhs` when `accumulate`), `out`
+/// row-major.
+fn multiply(out: &mut [f32], accumulate: bool, lhs: View, rhs: View, parallelism: Parallelism) {
+    assert!(
+        lhs.columns == rhs.rows && out.len() == lhs.rows * rhs.columns && lhs.fits() && rhs.fits(),
+        "matrix product of mismatched shapes"
+    );
+    // SAFETY: the assertion above keeps every element the strides reach
+    // inside its slice (`out` is row-major `lhs.rows × rhs.columns`), and
+    // `out` is borrowed mutably, so it overlaps neither operand.
+    unsafe {
+        gemm::gemm(
+            lhs.rows,
+            rhs.columns,
+            lhs.columns,
+            out.as_mut_ptr(),
+            1,
+            rhs.columns as isize,
+            accumulate,
+            lhs.data.as_ptr(),
+            lhs.column_stride as isize,
+            lhs.row_stride as isize,
+            rhs.data.as_ptr(),
+            rhs.column_stride as isize,
+            rhs.row_stride as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            parallelism,
+        );
+    }
+}
+
+/// Pairs of indices of the same kernel entry: in `[out, in, k, k]` and in
+/// the patch-row layout `[out, k·k·in]` (kernel row, column, then input
+/// plane).
+fn kernel_entries(geometry: &Geometry) -> impl Iterator<Item = (usize, usize)> {
+    let Geometry {
+        inputs,
+        outputs,
+        kernel,
+        ..
+    } = *geometry;
+    let cells = kernel * kernel;
+    (0..outputs).flat_map(move |output| {
+        (0..inputs).flat_map(move |input| {
+            (0..cells).map(move |cell| {
+                (
+                    (output * inputs + input) * cells + cell,
+                    (output * cells + cell) * inputs + input,
+                )
+            })
+        })
+    })
+}
+
+/// The kernel `[out, in, k, k]` as patch rows `[out, k·k·in]`.
+fn kernel_rows(weight: &[f32], geometry: &Geometry) -> Vec<f32> {
+    let mut rows = vec![0.0; weight.len()];
+    for (entry, row) in kernel_entries(geometry) {
+        rows[row] = weight[entry];
+    }
+    rows
+}
+
+fn f32_slice<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
+    let Some((start, end)) = layout.contiguous_offsets() else {
+        candle_core::bail!("the convolution's {what} must be contiguous");
+    };
+    Ok(&storage.as_slice::<f32>()?[start..end])
+}
+
+/// The convolution of planes by a kernel, without the bias.
+struct Convolve;
+
+impl CustomOp2 for Convolve {
+    fn name(&self) -> &'static str {
+        "size-keeping-conv"
+    }
+
+    fn cpu_fwd(
+        &self,
+        planes: &CpuStorage,
+        planes_layout: &Layout,
+        weight: &CpuStorage,
+        weight_layout: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let g = Geometry::of(planes_layout.shape(), weight_layout.shape())?;
+        let last = channels_last(
+            f32_slice(planes, planes_layout, "planes")?,
+            g.images,
+            g.inputs,
+            g.cells(),
+        );
+        let kernel = kernel_rows(f32_slice(weight, weight_layout, "kernel")?, &g);
+        let kernel = View::row_major(&kernel, g.outputs, g.patch()).transposed();
+        let mut out = vec![0.0; g.images * g.outputs * g.cells()];
+        let parallelism = g.parallelism();
+        out.par_chunks_mut(g.chunk_len(g.outputs))
+            .zip(last.par_chunks(g.chunk_len(g.inputs)))
+            .for_each_init(
+                || (Vec::new(), Vec::new()),
+                |(patches, rows), (out, last)| {
+                    let images = last.len() / (g.cells() * g.inputs);
+                    let cells = images * g.cells();
+                    patches.resize(cells * g.patch(), 0.0);
+                    rows.resize(cells * g.outputs, 0.0);
+                    g.gather_patches(last, images, patches);
+                    let patches = View::row_major(patches, cells, g.patch());
+                    multiply(rows, false, patches, kernel, parallelism);
+                    rows_to_planes(rows, g.outputs, g.cells(), out);
+                },
+            );
+        Ok((
+            CpuStorage::F32(out),
+            Shape::from((g.images, g.outputs, g.height, g.width)),
+        ))
+    }
+
+    fn bwd(
+        &self,
+        planes: &Tensor,
+        weight: &Tensor,
+        _convolved: &Tensor,
+        gradient: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let gradient = gradient.contiguous()?;
+        let planes_gradient = gradient.apply_op2_no_bwd(weight, &PlanesGradient)?;
+        let kernel = weight.dim(2)?;
+        let weight_gradient = planes.apply_op2_no_bwd(&gradient, &KernelGradient { kernel })?;
+        Ok((Some(planes_gradient), Some(weight_gradient)))
+    }
+}
+
+/// The gradient of the planes from the output's and the kernel.
+struct PlanesGradient;
+
+impl CustomOp2 for PlanesGradient {
+    fn name(&self) -> &'static str {
+        "size-keeping-conv-planes-gradient"
+    }
+
+    fn cpu_fwd(
+        &self,
+        gradient: &CpuStorage,
+        gradient_layout: &Layout,
+        weight: &CpuStorage,
+        weight_layout: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let (images, _, height, width) = gradient_layout.shape().dims4()?;
+        let (_, inputs, _, _) = weight_layout.shape().dims4()?;
+        let g = Geometry::of(
+            &Shape::from((images, inputs, height, width)),
+            weight_layout.shape(),
+        )?;
+        let gradient_last = channels_last(
+            f32_slice(gradient, gradient_layout, "gradient")?,
+            g.images,
+            g.outputs,
+            g.cells(),
+        );
+        let kernel = kernel_rows(f32_slice(weight, weight_layout, "kernel")?, &g);
+        let kernel = View::row_major(&kernel, g.outputs, g.patch());
+        let mut last = vec![0.0; g.images * g.inputs * g.cells()];
+        let parallelism = g.parallelism();
+        last.par_chunks_mut(g.chunk_len(g.inputs))
+            .zip(gradient_last.par_chunks(g.chunk_len(g.outputs)))
+            .for_each_init(Vec::new, |patches, (last, gradient)| {
+                let images = last.len() / (g.cells() * g.inputs);
+                let cells = images * g.cells();
+                patches.resize(cells * g.patch(), 0.0);
+                let gradient = View::row_major(gradient, cells, g.outputs);
+                multiply(patches, false, gradient, kernel, parallelism);
+                g.scatter_patches(patches, images, last);
+            });
+        let mut out = vec![0.0; last.len()];
+        rows_to_planes(&last, g.inputs, g.cells(), &mut out);
+        Ok((
+            CpuStorage::F32(out),
+            Shape::from((g.images, g.inputs, g.height, g.width)),
+        ))
+    }
+}
+
+/// The gradient of a `kernel × kernel` kernel from the planes and the
+/// output's gradient.
+struct KernelGradient {
+    kernel: usize,
+}
+
+impl CustomOp2 for KernelGradient {
+    fn name(&self) -> &'static str {
+        "size-keeping-conv-kernel-gradient"
+    }
+
+    fn cpu_fwd(
+        &self,
+        planes: &CpuStorage,
+        planes_layout: &Layout,
+        gradient: &CpuStorage,
+        gradient_layout: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let (_, inputs, _, _) = planes_layout.shape().dims4()?;
+        let (_, outputs, _, _) = gradient_layout.shape().dims4()?;
+        let kernel = Shape::from((outputs, inputs, self.kernel, self.kernel));
+        let g = Geometry::of(planes_layout.shape(), &kernel)?;
+        if gradient_layout.shape().dims4()? != (g.images, g.outputs, g.height, g.width) {
+            candle_core::bail!(
+                "a convolution's gradient {:?} does not match its planes {:?}",
+                gradient_layout.shape(),
+                planes_layout.shape()
+            );
+        }
+        let last = channels_last(
+            f32_slice(planes, planes_layout, "planes")?,
+            g.images,
+            g.inputs,
+            g.cells(),
+        );
+        let gradient_last = channels_last(
+            f32_slice(gradient, gradient_layout, "gradient")?,
+            g.images,
+            g.outputs,
+            g.cells(),
+        );
+        let parallelism = g.parallelism();
+        let zero = || vec![0.0; g.outputs * g.patch()];
+        let rows = last
+            .par_chunks(g.chunk_len(g.inputs))
+            .zip(gradient_last.par_chunks(g.chunk_len(g.outputs)))
+            .fold(
+                || (zero(), Vec::new()),
+                |(mut rows, mut patches), (last, gradient)| {
+                    let images = last.len() / (g.cells() * g.inputs);
+                    let cells = images * g.cells();
+                    patches.resize(cells * g.patch(), 0.0);
+                    g.gather_patches(last, images, &mut patches);
+                    let gradient = View::row_major(gradient, cells, g.outputs).transposed();
+                    let patches_view = View::row_major(&patches, cells, g.patch());
+                    multiply(&mut rows, true, gradient, patches_view, parallelism);
+                    (rows, patches)
+                },
+            )
+            .map(|(rows, _)| rows)
+            .reduce(zero, |mut sum, part| {
+                sum.iter_mut().zip(part).for_each(|(s, p)| *s += p);
+                sum
+            });
+        let mut out = vec![0.0; rows.len()];
+        for (entry, row) in kernel_entries(&g) {
+            out[entry] = rows[row];
+        }
+        Ok((CpuStorage::F32(out), kernel))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use candle_core::{Device, Var, D};
+    use candle_nn::VarMap;
+
+    use super::*;
+
+    fn largest(t: &Tensor) -> f32 {
+        t.abs()
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .max(D::Minus1)
+            .unwrap()
+            .to_scalar()
+            .unwrap()
+    }
+
+    /// The layer against candle's `conv2d` with the same tensors: the
+    /// output and the gradients of the planes, the kernel and the bias
+    /// (of a loss that weighs every output differently) agree to float
+    /// rounding, on planes the size of the card networks' and seed 004's,
+    /// with enough images for several chunks, one cell, a 1×1 kernel.
+    #[test]
+    fn agrees_with_candles_convolution_and_its_gradients() {
+        let device = Device::Cpu;
+        for (images, inputs, outputs, height, width, kernel) in [
+            (3, 2, 5, 4, 13, 3),
+            (1, 1, 1, 1, 1, 3),
+            (5, 33, 4, 17, 17, 5),
+            (2, 3, 2, 5, 6, 1),
+            (4, 6, 7, 8, 8, 5),
+        ] {
+            let map = VarMap::new();
+            let vb = VarBuilder::from_varmap(&map, DType::F32, &device);
+            let conv = Conv::build(inputs, outputs, kernel, vb).unwrap();
+            for var in map.all_vars() {
+                var.set(&var.randn_like(0.0, 1.0).unwrap()).unwrap();
+            }
+            let geometry = Geometry {
+                images,
+                inputs,
+                outputs,
+                height,
+                width,
+                kernel,
+            };
+            if images == 5 {
+                assert_eq!(
+                    geometry.images_per_chunk(),
+                    2,
+                    "several chunks, the last short"
+                );
+            }
+            let planes = Var::randn(0f32, 1.0, (images, inputs, height, width), &device).unwrap();
+            let weights =
+                Tensor::randn(0f32, 1.0, (images, outputs, height, width), &device).unwrap();
+            let reference = planes
+                .conv2d(&conv.weight, kernel / 2, 1, 1, 1)
+                .unwrap()
+                .broadcast_add(&conv.bias.reshape((outputs, 1, 1)).unwrap())
+                .unwrap();
+            let ours = conv.forward(&planes).unwrap();
+            let shape = (images, inputs, height, width, kernel);
+            assert_eq!(ours.dims(), reference.dims(), "{shape:?}");
+            let difference = largest(&(&ours - &reference).unwrap());
+            assert!(
+                difference <= 1e-5 * largest(&reference),
+                "{shape:?}: {difference}"
+            );
+            let loss = |out: &Tensor| (out * &weights).unwrap().sum_all().unwrap();
+            let expected = loss(&reference).backward().unwrap();
+            let got = loss(&ours).backward().unwrap();
+            for (name, tensor) in [
+                ("planes", planes.as_tensor()),
+                ("kernel", &conv.weight),
+                ("bias", &conv.bias),
+            ] {
+                let (want, have) = (expected.get(tensor).unwrap(), got.get(tensor).unwrap());
+                let difference = largest(&(have - want).unwrap());
+                assert!(
+                    difference <= 1e-5 * largest(want),
+                    "{shape:?} {name}: {difference} of {}",
+                    largest(want)
+                );
+            }
+        }
+    }
+
+    /// A transposed (not contiguous) input convolves as its copy does.
+    #[test]
+    fn reads_planes_laid_out_in_any_order() {
+        let device = Device::Cpu;
+        let map = VarMap::new();
+        let conv =
+            Conv::build(2, 3, 3, VarBuilder::from_varmap(&map, DType::F32, &device)).unwrap();
+        let planes = Tensor::randn(0f32, 1.0, (2, 2, 6, 4), &device).unwrap();
+        let transposed = planes.transpose(2, 3).unwrap();
+        assert!(!transposed.is_contiguous());
+        let difference = largest(
+            &(conv.forward(&transposed).unwrap()
+                - conv.forward(&transposed.contiguous().unwrap()).unwrap())
+            .unwrap(),
+        );
+        assert_eq!(difference, 0.0);
+    }
+
+    #[test]
+    fn an_even_kernel_is_refused() {
+        let map = VarMap::new();
+        let vb = VarBuilder::from_varmap(&map, DType::F32, &Device::Cpu);
+        let error = Conv::build(2, 3, 4, vb).unwrap_err().to_string();
+        assert!(error.contains("odd kernel, not 4"), "{error}");
+    }
+}
