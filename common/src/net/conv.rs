@@ -370,10 +370,18 @@ impl CustomOp2 for Convolve {
         gradient: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>)> {
         let gradient = gradient.contiguous()?;
-        let planes_gradient = gradient.apply_op2_no_bwd(weight, &PlanesGradient)?;
+        // A network's first layer reads planes that no gradient reaches
+        // (they come from the input): its planes' gradient is skipped.
+        let planes_gradient = planes
+            .track_op()
+            .then(|| gradient.apply_op2_no_bwd(weight, &PlanesGradient))
+            .transpose()?;
         let kernel = weight.dim(2)?;
-        let weight_gradient = planes.apply_op2_no_bwd(&gradient, &KernelGradient { kernel })?;
-        Ok((Some(planes_gradient), Some(weight_gradient)))
+        let weight_gradient = weight
+            .track_op()
+            .then(|| planes.apply_op2_no_bwd(&gradient, &KernelGradient { kernel }))
+            .transpose()?;
+        Ok((planes_gradient, weight_gradient))
     }
 }
 
@@ -572,10 +580,16 @@ mod tests {
             let loss = |out: &Tensor| (out * &weights).unwrap().sum_all().unwrap();
             let expected = loss(&reference).backward().unwrap();
             let got = loss(&ours).backward().unwrap();
-            for (name, tensor) in [
-                ("planes", planes.as_tensor()),
-                ("kernel", &conv.weight),
-                ("bias", &conv.bias),
+            // The same planes as a plain tensor, as a network's input
+            // arrives: no gradient of them, the kernel's the same.
+            let input = planes.as_tensor().detach();
+            let from_input = loss(&conv.forward(&input).unwrap()).backward().unwrap();
+            assert!(from_input.get(&input).is_none());
+            for (name, tensor, got) in [
+                ("planes", planes.as_tensor(), &got),
+                ("kernel", &conv.weight, &got),
+                ("bias", &conv.bias, &got),
+                ("kernel from an input", &conv.weight, &from_input),
             ] {
                 let (want, have) = (expected.get(tensor).unwrap(), got.get(tensor).unwrap());
                 let difference = largest(&(have - want).unwrap());
