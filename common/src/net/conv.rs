@@ -81,6 +81,12 @@ impl Geometry {
                  square, odd and read every input plane"
             );
         }
+        if inputs == 0 || outputs == 0 || height == 0 || width == 0 {
+            candle_core::bail!(
+                "convolution of planes {planes:?} by a kernel {weight:?}: planes need a cell \
+                 and the kernel an input and an output"
+            );
+        }
         Ok(Geometry {
             images,
             inputs,
@@ -618,6 +624,21 @@ mod tests {
             .unwrap(),
         );
         assert_eq!(difference, 0.0);
+    }
+
+    /// A batch of no images convolves to none; planes of no cells are
+    /// refused by name rather than divided by.
+    #[test]
+    fn empty_batches_and_empty_planes() {
+        let device = Device::Cpu;
+        let map = VarMap::new();
+        let conv =
+            Conv::build(2, 3, 3, VarBuilder::from_varmap(&map, DType::F32, &device)).unwrap();
+        let none = Tensor::zeros((0, 2, 4, 13), DType::F32, &device).unwrap();
+        assert_eq!(conv.forward(&none).unwrap().dims(), [0, 3, 4, 13]);
+        let flat = Tensor::zeros((2, 2, 0, 13), DType::F32, &device).unwrap();
+        let error = conv.forward(&flat).unwrap_err().to_string();
+        assert!(error.contains("planes need a cell"), "{error}");
     }
 
     #[test]
