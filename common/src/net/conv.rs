@@ -11,12 +11,13 @@
 //! multiplies image by image with the kernel as the product's `out` rows,
 //! which is slow on the small planes the card networks see; here each
 //! product has hundreds of rows. The gradients are products of the same
-//! shapes. `learner/cli/benches/convolution.rs` times both on the
-//! networks' layers. On other devices (and dtypes) the layer is candle's
-//! `conv2d`.
+//! shapes (first order only: nothing here differentiates a gradient).
+//! `learner/cli/benches/convolution.rs` times both on the networks'
+//! layers. On other devices (and dtypes) the layer is candle's `conv2d`.
 
 use candle_core::{CpuStorage, CustomOp2, DType, Layout, Module, Result, Shape, Tensor};
-use candle_nn::VarBuilder;
+use candle_nn::init::DEFAULT_KAIMING_NORMAL;
+use candle_nn::{Init, VarBuilder};
 use gemm::Parallelism;
 use rayon::prelude::*;
 
@@ -38,9 +39,20 @@ impl Conv {
         if kernel.is_multiple_of(2) {
             candle_core::bail!("a size-keeping convolution needs an odd kernel, not {kernel}");
         }
+        // candle-nn's initialisation, for builders that initialise (the
+        // project's own parameter sets are drawn elsewhere).
+        let bound = 1.0 / (inputs as f64).sqrt();
+        let bias = Init::Uniform {
+            lo: -bound,
+            up: bound,
+        };
         Ok(Conv {
-            weight: vb.get((outputs, inputs, kernel, kernel), "weight")?,
-            bias: vb.get(outputs, "bias")?,
+            weight: vb.get_with_hints(
+                (outputs, inputs, kernel, kernel),
+                "weight",
+                DEFAULT_KAIMING_NORMAL,
+            )?,
+            bias: vb.get_with_hints(outputs, "bias", bias)?,
         })
     }
 }
@@ -112,11 +124,11 @@ impl Geometry {
         (CHUNK_FLOATS / (self.cells() * self.patch())).max(1)
     }
 
-    /// How each product runs: on every thread when there is one chunk,
-    /// else on one (the chunks run side by side).
+    /// How each product runs: on every thread when there are fewer
+    /// chunks than threads, else on one (the chunks run side by side).
     fn parallelism(&self) -> Parallelism {
         let threads = candle_core::utils::get_num_threads();
-        if threads > 1 && self.images <= self.images_per_chunk() {
+        if threads > 1 && self.images.div_ceil(self.images_per_chunk()) < threads {
             Parallelism::Rayon(threads)
         } else {
             Parallelism::None
@@ -545,6 +557,7 @@ mod tests {
             (5, 33, 4, 17, 17, 5),
             (2, 3, 2, 5, 6, 1),
             (4, 6, 7, 8, 8, 5),
+            (12, 10, 3, 9, 21, 7),
         ] {
             let map = VarMap::new();
             let vb = VarBuilder::from_varmap(&map, DType::F32, &device);
@@ -591,11 +604,23 @@ mod tests {
             let input = planes.as_tensor().detach();
             let from_input = loss(&conv.forward(&input).unwrap()).backward().unwrap();
             assert!(from_input.get(&input).is_none());
+            // A frozen kernel: the planes' gradient alone.
+            let frozen = Conv {
+                weight: conv.weight.detach(),
+                bias: conv.bias.detach(),
+            };
+            let through_frozen = loss(&frozen.forward(&planes).unwrap()).backward().unwrap();
+            assert!(through_frozen.get(&frozen.weight).is_none());
             for (name, tensor, got) in [
                 ("planes", planes.as_tensor(), &got),
                 ("kernel", &conv.weight, &got),
                 ("bias", &conv.bias, &got),
                 ("kernel from an input", &conv.weight, &from_input),
+                (
+                    "planes through a frozen kernel",
+                    planes.as_tensor(),
+                    &through_frozen,
+                ),
             ] {
                 let (want, have) = (expected.get(tensor).unwrap(), got.get(tensor).unwrap());
                 let difference = largest(&(have - want).unwrap());
