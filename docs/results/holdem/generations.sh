@@ -11,14 +11,14 @@
 # networks (genK.safetensors) with their training logs (genK.train.log),
 # table.jsonl and lbr.jsonl.
 #
-# Seed 004's sizes are the defaults; on one CPU core they take days (a
-# training step of 32 decisions costs about half a second, a match
-# decision of a network about 10 ms). HANDS=2000 STEPS=200
+# Seed 004's sizes are the defaults; on one CPU core they take days, LBR
+# most of them (a training step of 32 decisions costs about a tenth of a
+# second, a match game with a network in it about 8 ms, an LBR hand
+# against a network about 8 s; the table, about 2 CPU hours). HANDS=2000 STEPS=200
 # TABLE_DEALS=200 LBR_HANDS=200 checks the pipeline in minutes.
 # GEN1=FILE starts from a generation 1 trained elsewhere (such as
 # card-gpu/gen1.safetensors, seed 004's sizes on a GPU) instead of
-# training one; LBR_HANDS=0 skips LBR (about 10 s a decision against a
-# network on a core) and TABLE_DEALS=0 the table.
+# training one; LBR_HANDS=0 skips LBR and TABLE_DEALS=0 the table.
 # On a machine with many cores and a GPU: BIN=target/cuda/release (the
 # cuda build), DEVICE=cuda trains there, JOBS=N plays each generation's
 # hands as about N match processes at once (one thread each: the networks
