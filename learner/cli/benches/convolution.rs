@@ -34,128 +34,61 @@ struct Args {
 }
 
 /// One layer at one batch size.
-#[derive(Clone, Copy)]
 struct Case {
-    name: &'static str,
+    name: String,
     images: usize,
     inputs: usize,
     outputs: usize,
-    height: usize,
-    width: usize,
+    side: (usize, usize),
     kernel: usize,
 }
 
-impl Case {
-    const fn new(
-        name: &'static str,
-        images: usize,
-        inputs: usize,
-        outputs: usize,
-        (height, width): (usize, usize),
-        kernel: usize,
-    ) -> Case {
-        Case {
-            name,
-            images,
-            inputs,
-            outputs,
-            height,
-            width,
-            kernel,
+/// Every layer of both networks at the batch sizes it meets.
+fn cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    // The card torso: hold'em's two card planes (hole, board) of 4 suits by
+    // 13 ranks, then 32 filters, both 3 × 3.
+    for (images, batch) in [
+        (256, "an actor's 256 games"),
+        (2048, "a learner's 2,048 rows"),
+    ] {
+        for (layer, inputs) in [(0, 2), (1, 32)] {
+            cases.push(Case {
+                name: format!("card torso conv {layer}, {batch}"),
+                images,
+                inputs,
+                outputs: 32,
+                side: (4, 13),
+                kernel: 3,
+            });
         }
     }
+    // Seed 004's network: 33 planes of 17 × 17, two layers of 32 filters,
+    // a pool to 8 × 8, two of 64, all 5 × 5; a decision's actions meet the
+    // first two at least, a range's hands all four.
+    let layers = [(33, 32, 17), (32, 32, 17), (32, 64, 8), (64, 64, 8)];
+    for (images, batch, depth) in [
+        (4, "one decision's 4 actions", 2),
+        (128, "128 of a range's hands", 4),
+    ] {
+        for (layer, &(inputs, outputs, side)) in layers[..depth].iter().enumerate() {
+            cases.push(Case {
+                name: format!("seed 004 conv {layer}, {batch}"),
+                images,
+                inputs,
+                outputs,
+                side: (side, side),
+                kernel: 5,
+            });
+        }
+    }
+    cases
 }
-
-/// The card torso sees hold'em's two card planes (hole, board) of 4 suits
-/// by 13 ranks; seed 004's network 33 planes of 17 × 17, pooled to 8 × 8
-/// before its last two convolutions.
-const CASES: [Case; 10] = [
-    Case::new(
-        "card torso conv 0, an actor's 256 games",
-        256,
-        2,
-        32,
-        (4, 13),
-        3,
-    ),
-    Case::new(
-        "card torso conv 1, an actor's 256 games",
-        256,
-        32,
-        32,
-        (4, 13),
-        3,
-    ),
-    Case::new(
-        "card torso conv 0, a learner's 2,048 rows",
-        2048,
-        2,
-        32,
-        (4, 13),
-        3,
-    ),
-    Case::new(
-        "card torso conv 1, a learner's 2,048 rows",
-        2048,
-        32,
-        32,
-        (4, 13),
-        3,
-    ),
-    Case::new(
-        "seed 004 conv 0, one decision's 4 actions",
-        4,
-        33,
-        32,
-        (17, 17),
-        5,
-    ),
-    Case::new(
-        "seed 004 conv 1, one decision's 4 actions",
-        4,
-        32,
-        32,
-        (17, 17),
-        5,
-    ),
-    Case::new(
-        "seed 004 conv 0, 128 of a range's hands",
-        128,
-        33,
-        32,
-        (17, 17),
-        5,
-    ),
-    Case::new(
-        "seed 004 conv 1, 128 of a range's hands",
-        128,
-        32,
-        32,
-        (17, 17),
-        5,
-    ),
-    Case::new(
-        "seed 004 conv 2, 128 of a range's hands",
-        128,
-        32,
-        64,
-        (8, 8),
-        5,
-    ),
-    Case::new(
-        "seed 004 conv 3, 128 of a range's hands",
-        128,
-        64,
-        64,
-        (8, 8),
-        5,
-    ),
-];
 
 /// One case's figures.
 #[derive(Serialize)]
 struct Figures {
-    case: &'static str,
+    case: String,
     /// `[N, in, H, W]` and the kernel's side.
     planes: [usize; 4],
     outputs: usize,
@@ -194,6 +127,7 @@ fn largest(t: &Tensor) -> candle_core::Result<f32> {
 }
 
 fn measure(case: Case, seconds: f64) -> candle_core::Result<Figures> {
+    let (height, width) = case.side;
     let device = Device::Cpu;
     let map = VarMap::new();
     let vb = VarBuilder::from_varmap(&map, DType::F32, &device);
@@ -205,7 +139,7 @@ fn measure(case: Case, seconds: f64) -> candle_core::Result<Figures> {
     for var in [&weight, &bias] {
         var.set(&var.randn_like(0.0, 0.1)?)?;
     }
-    let shape = (case.images, case.inputs, case.height, case.width);
+    let shape = (case.images, case.inputs, height, width);
     let planes = Var::randn(0f32, 1.0, shape, &device)?;
     let bias_planes = bias.reshape((case.outputs, 1, 1))?;
     let candle = |planes: &Tensor| {
@@ -226,7 +160,7 @@ fn measure(case: Case, seconds: f64) -> candle_core::Result<Figures> {
     let ours_forward_backward_ms = time(seconds, || train(&ours))?;
     Ok(Figures {
         case: case.name,
-        planes: [case.images, case.inputs, case.height, case.width],
+        planes: [case.images, case.inputs, height, width],
         outputs: case.outputs,
         kernel: case.kernel,
         relative_difference,
@@ -241,19 +175,19 @@ fn measure(case: Case, seconds: f64) -> candle_core::Result<Figures> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
-    let mut cases = Vec::new();
-    for case in CASES {
+    let mut measured = Vec::new();
+    for case in cases() {
         let figures = measure(case, args.seconds)?;
         if figures.relative_difference > 1e-5 {
             return Err(format!(
                 "{}: the two convolutions differ by {} of the output",
-                case.name, figures.relative_difference
+                figures.case, figures.relative_difference
             )
             .into());
         }
         println!(
             "{:<44} forward {:>8.2} ms candle, {:>8.2} ms ours ({:.1}×); with backward {:>8.2} / {:>8.2} ms ({:.1}×)",
-            case.name,
+            figures.case,
             figures.candle_forward_ms,
             figures.ours_forward_ms,
             figures.forward_ratio,
@@ -261,12 +195,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             figures.ours_forward_backward_ms,
             figures.forward_backward_ratio
         );
-        cases.push(figures);
+        measured.push(figures);
     }
     let report = Report {
         seconds_per_measurement: args.seconds,
         threads: candle_core::utils::get_num_threads(),
-        cases,
+        cases: measured,
     };
     if let Some(parent) = args.out.parent() {
         std::fs::create_dir_all(parent)?;
