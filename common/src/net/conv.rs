@@ -180,6 +180,52 @@ impl Geometry {
         });
     }
 
+    /// The `[N, channels, H, W]` tensor in `storage` (`what` names it in
+    /// errors) as channel-last rows `[N·cells, channels]`.
+    fn channels_last(
+        &self,
+        storage: &CpuStorage,
+        layout: &Layout,
+        what: &str,
+        channels: usize,
+    ) -> Result<Vec<f32>> {
+        let first = f32_slice(storage, layout, what)?;
+        let cells = self.cells();
+        let mut last = vec![0.0; first.len()];
+        for image in 0..self.images {
+            for channel in 0..channels {
+                let plane = &first[(image * channels + channel) * cells..][..cells];
+                for (cell, &value) in plane.iter().enumerate() {
+                    last[(image * cells + cell) * channels + channel] = value;
+                }
+            }
+        }
+        Ok(last)
+    }
+
+    /// The images and cells of a chunk of a channel-last buffer of
+    /// `channels` values a cell.
+    fn chunk_cells(&self, chunk: &[f32], channels: usize) -> (usize, usize) {
+        let images = chunk.len() / (self.cells() * channels);
+        (images, images * self.cells())
+    }
+
+    /// `[N, channels, H, W]`.
+    fn planes_shape(&self, channels: usize) -> Shape {
+        Shape::from((self.images, channels, self.height, self.width))
+    }
+
+    /// The kernel `[out, in, k, k]` in `storage` as patch rows
+    /// `[out, k·k·in]`.
+    fn kernel_rows(&self, storage: &CpuStorage, layout: &Layout) -> Result<Vec<f32>> {
+        let weight = f32_slice(storage, layout, "kernel")?;
+        let mut rows = vec![0.0; weight.len()];
+        for (entry, row) in kernel_entries(self) {
+            rows[row] = weight[entry];
+        }
+        Ok(rows)
+    }
+
     /// Adds a chunk of `images`' patch rows back onto the channel-last
     /// cells they came from.
     fn scatter_patches(&self, rows: &[f32], images: usize, last: &mut [f32]) {
@@ -193,20 +239,6 @@ impl Geometry {
             }
         });
     }
-}
-
-/// `[N, C, H, W]` to `[N, H, W, C]`.
-fn channels_last(first: &[f32], images: usize, channels: usize, cells: usize) -> Vec<f32> {
-    let mut last = vec![0.0; first.len()];
-    for image in 0..images {
-        for channel in 0..channels {
-            let plane = &first[(image * channels + channel) * cells..][..cells];
-            for (cell, &value) in plane.iter().enumerate() {
-                last[(image * cells + cell) * channels + channel] = value;
-            }
-        }
-    }
-    last
 }
 
 /// Channel-last rows `[N·cells, C]` into planes `[N, C, H, W]`.
@@ -317,15 +349,6 @@ fn kernel_entries(geometry: &Geometry) -> impl Iterator<Item = (usize, usize)> {
     })
 }
 
-/// The kernel `[out, in, k, k]` as patch rows `[out, k·k·in]`.
-fn kernel_rows(weight: &[f32], geometry: &Geometry) -> Vec<f32> {
-    let mut rows = vec![0.0; weight.len()];
-    for (entry, row) in kernel_entries(geometry) {
-        rows[row] = weight[entry];
-    }
-    rows
-}
-
 fn f32_slice<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
     let Some((start, end)) = layout.contiguous_offsets() else {
         candle_core::bail!("the convolution's {what} must be contiguous");
@@ -349,13 +372,8 @@ impl CustomOp2 for Convolve {
         weight_layout: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
         let g = Geometry::of(planes_layout.shape(), weight_layout.shape())?;
-        let last = channels_last(
-            f32_slice(planes, planes_layout, "planes")?,
-            g.images,
-            g.inputs,
-            g.cells(),
-        );
-        let kernel = kernel_rows(f32_slice(weight, weight_layout, "kernel")?, &g);
+        let last = g.channels_last(planes, planes_layout, "planes", g.inputs)?;
+        let kernel = g.kernel_rows(weight, weight_layout)?;
         let kernel = View::row_major(&kernel, g.outputs, g.patch()).transposed();
         let mut out = vec![0.0; g.images * g.outputs * g.cells()];
         let parallelism = g.parallelism();
@@ -364,8 +382,7 @@ impl CustomOp2 for Convolve {
             .for_each_init(
                 || (Vec::new(), Vec::new()),
                 |(patches, rows), (out, last)| {
-                    let images = last.len() / (g.cells() * g.inputs);
-                    let cells = images * g.cells();
+                    let (images, cells) = g.chunk_cells(last, g.inputs);
                     patches.resize(cells * g.patch(), 0.0);
                     rows.resize(cells * g.outputs, 0.0);
                     g.gather_patches(last, images, patches);
@@ -374,10 +391,7 @@ impl CustomOp2 for Convolve {
                     rows_to_planes(rows, g.outputs, g.cells(), out);
                 },
             );
-        Ok((
-            CpuStorage::F32(out),
-            Shape::from((g.images, g.outputs, g.height, g.width)),
-        ))
+        Ok((CpuStorage::F32(out), g.planes_shape(g.outputs)))
     }
 
     fn bwd(
@@ -424,21 +438,15 @@ impl CustomOp2 for PlanesGradient {
             &Shape::from((images, inputs, height, width)),
             weight_layout.shape(),
         )?;
-        let gradient_last = channels_last(
-            f32_slice(gradient, gradient_layout, "gradient")?,
-            g.images,
-            g.outputs,
-            g.cells(),
-        );
-        let kernel = kernel_rows(f32_slice(weight, weight_layout, "kernel")?, &g);
+        let gradient_last = g.channels_last(gradient, gradient_layout, "gradient", g.outputs)?;
+        let kernel = g.kernel_rows(weight, weight_layout)?;
         let kernel = View::row_major(&kernel, g.outputs, g.patch());
         let mut last = vec![0.0; g.images * g.inputs * g.cells()];
         let parallelism = g.parallelism();
         last.par_chunks_mut(g.chunk_len(g.inputs))
             .zip(gradient_last.par_chunks(g.chunk_len(g.outputs)))
             .for_each_init(Vec::new, |patches, (last, gradient)| {
-                let images = last.len() / (g.cells() * g.inputs);
-                let cells = images * g.cells();
+                let (images, cells) = g.chunk_cells(last, g.inputs);
                 patches.resize(cells * g.patch(), 0.0);
                 let gradient = View::row_major(gradient, cells, g.outputs);
                 multiply(patches, false, gradient, kernel, parallelism);
@@ -446,10 +454,7 @@ impl CustomOp2 for PlanesGradient {
             });
         let mut out = vec![0.0; last.len()];
         rows_to_planes(&last, g.inputs, g.cells(), &mut out);
-        Ok((
-            CpuStorage::F32(out),
-            Shape::from((g.images, g.inputs, g.height, g.width)),
-        ))
+        Ok((CpuStorage::F32(out), g.planes_shape(g.inputs)))
     }
 }
 
@@ -475,25 +480,15 @@ impl CustomOp2 for KernelGradient {
         let (_, outputs, _, _) = gradient_layout.shape().dims4()?;
         let kernel = Shape::from((outputs, inputs, self.kernel, self.kernel));
         let g = Geometry::of(planes_layout.shape(), &kernel)?;
-        if gradient_layout.shape().dims4()? != (g.images, g.outputs, g.height, g.width) {
+        if gradient_layout.shape() != &g.planes_shape(g.outputs) {
             candle_core::bail!(
                 "a convolution's gradient {:?} does not match its planes {:?}",
                 gradient_layout.shape(),
                 planes_layout.shape()
             );
         }
-        let last = channels_last(
-            f32_slice(planes, planes_layout, "planes")?,
-            g.images,
-            g.inputs,
-            g.cells(),
-        );
-        let gradient_last = channels_last(
-            f32_slice(gradient, gradient_layout, "gradient")?,
-            g.images,
-            g.outputs,
-            g.cells(),
-        );
+        let last = g.channels_last(planes, planes_layout, "planes", g.inputs)?;
+        let gradient_last = g.channels_last(gradient, gradient_layout, "gradient", g.outputs)?;
         let parallelism = g.parallelism();
         let zero = || vec![0.0; g.outputs * g.patch()];
         let rows = last
@@ -502,8 +497,7 @@ impl CustomOp2 for KernelGradient {
             .fold(
                 || (zero(), Vec::new()),
                 |(mut rows, mut patches), (last, gradient)| {
-                    let images = last.len() / (g.cells() * g.inputs);
-                    let cells = images * g.cells();
+                    let (images, cells) = g.chunk_cells(last, g.inputs);
                     patches.resize(cells * g.patch(), 0.0);
                     g.gather_patches(last, images, &mut patches);
                     let gradient = View::row_major(gradient, cells, g.outputs).transposed();
