@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# R-NaD (configs/holdem.toml, the MLP) for SECONDS_OF_TRAINING (default
-# 600) with one of seed 004's generations joining the panel (PANEL_GEN,
+# R-NaD (CONFIG, default configs/holdem.toml: the MLP) for
+# SECONDS_OF_TRAINING (default 600), with SETS (space-separated `--set`
+# overrides, say "actors.count=1") and one of seed 004's generations
+# joining the panel (PANEL_GEN,
 # default card-gpu/gen1.safetensors, trained on an H200 at the seed's
 # sizes), then its last checkpoint against each of OPPONENTS (players as
 # `match` takes them; default that generation and the heuristic player)
-# over DEALS duplicate deals each (default 5,000). Writes the run's
-# history, training log and config and the matches to OUT (default
-# docs/results/holdem/rnad-vs-gen1).
+# over DEALS duplicate deals each (default 5,000), and, if LBR_HANDS is set,
+# LBR (fcpa) against it over that many hands. Writes the run's history,
+# training log and config, the matches (final.jsonl) and LBR
+# (final-lbr.json) to OUT (default docs/results/holdem/rnad-vs-gen1).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-docs/results/holdem/rnad-vs-gen1}
 seconds=${SECONDS_OF_TRAINING:-600}
 deals=${DEALS:-5000}
+config=${CONFIG:-configs/holdem.toml}
+lbr_hands=${LBR_HANDS:-0}
+read -r -a sets <<< "${SETS:-}"
+overrides=()
+for set in "${sets[@]}"; do overrides+=(--set "$set"); done
 panel_gen=${PANEL_GEN:-docs/results/holdem/card-gpu/gen1.safetensors}
 [ -f "$panel_gen" ] || { echo "PANEL_GEN: no file $panel_gen" >&2; exit 2; }
 read -r -a opponents <<< "${OPPONENTS:-gain:$panel_gen heuristic}"
@@ -19,9 +27,11 @@ bin=$(mktemp -d)
 cp target/release/rnad-learner target/release/rnad-evaluator "$bin/"
 run=$(mktemp -d)
 trap 'rm -rf "$bin" "$run"' EXIT
+# The run reads its own copy, so the file may change while it trains.
+cp "$config" "$run/given.toml"
 # 500 deals a panel opponent: seed 004's network decides in about 10 ms on
 # one core, and a local run's evaluation holds its learner.
-timeout -s TERM "$seconds" "$bin/rnad-learner" local --config configs/holdem.toml --run-dir "$run" \
+timeout -s TERM "$seconds" "$bin/rnad-learner" local --config "$run/given.toml" --run-dir "$run" "${overrides[@]}" \
     --set "evaluation.panel_extra=[\"gain:$panel_gen\"]" --set evaluation.deals=500 \
     --set evaluation.interval_seconds=120 > "$run/progress.log" 2>&1 || [ $? -eq 124 ]
 mkdir -p "$out"
@@ -31,3 +41,7 @@ for opponent in "${opponents[@]}"; do
     "$bin/rnad-evaluator" match --game holdem --players "checkpoint:$checkpoint,$opponent" \
         --deals "$deals" --seed 9 --json
 done > "$out/final.jsonl"
+if [ "$lbr_hands" -gt 0 ]; then
+    "$bin/rnad-evaluator" lbr --game holdem --player "checkpoint:$checkpoint" --bets fcpa \
+        --hands "$lbr_hands" --seed 9 --json > "$out/final-lbr.json"
+fi
