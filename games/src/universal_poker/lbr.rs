@@ -127,18 +127,16 @@ impl Range {
         }
     }
 
-    /// The range's probability of each combination choosing `legal[k]` at
-    /// `state`, summed with the weights (Bayes' numerator), and optionally
-    /// the update applied.
-    fn action_weight(
-        &mut self,
+    /// The player's policy at `state`, where it sits in `seat` with each
+    /// live combination of the range in its hand: one call to
+    /// [`Player::policies`] over them all.
+    fn policies(
+        &self,
         player: &mut dyn Player,
         state: &UniversalPokerState,
         seat: usize,
         legal: &[Action],
-        k: usize,
-        update: bool,
-    ) -> f64 {
+    ) -> RangePolicies {
         let live: Vec<usize> = (0..self.combos.len())
             .filter(|&i| self.weights[i] != 0.0)
             .collect();
@@ -148,20 +146,39 @@ impl Range {
             .collect();
         let refs: Vec<&dyn State> = views.iter().map(|v| v as &dyn State).collect();
         let policies = player.policies(&refs, legal);
-        let mut total = 0.0;
-        for (&i, policy) in live.iter().zip(&policies) {
-            let p = policy[k];
-            total += self.weights[i] * p;
-            if update {
-                self.weights[i] *= p;
-            }
+        RangePolicies { live, policies }
+    }
+
+    /// The range's probability of choosing the `k`th legal action under
+    /// `policies`, summed with the weights (Bayes' numerator).
+    fn action_weight(&self, policies: &RangePolicies, k: usize) -> f64 {
+        policies
+            .live
+            .iter()
+            .zip(&policies.policies)
+            .map(|(&i, policy)| self.weights[i] * policy[k])
+            .sum()
+    }
+
+    /// Bayes' update for the player choosing the `k`th legal action.
+    fn update(&mut self, policies: &RangePolicies, k: usize) {
+        for (&i, policy) in policies.live.iter().zip(&policies.policies) {
+            self.weights[i] *= policy[k];
         }
-        total
     }
 
     fn total(&self) -> f64 {
         self.weights.iter().sum()
     }
+}
+
+/// The player's policy at one state for each live combination of its range
+/// (`policies[j]` holding `live[j]`). A policy depends on the state alone, so
+/// what LBR computed to price a bet serves again when the player answers it:
+/// at a network that is the larger part of LBR's time.
+struct RangePolicies {
+    live: Vec<usize>,
+    policies: Vec<Vec<f64>>,
 }
 
 /// LBR's equity with `hole` against the range at `state`.
@@ -213,18 +230,19 @@ fn equity(
     }
 }
 
-/// LBR's choice at `state`, where it sits in `seat`.
+/// LBR's choice at `state`, where it sits in `seat`, and, when that is a
+/// bet, the player's policies over its range in answer to it.
 fn choose(
     state: &UniversalPokerState,
     seat: usize,
     player: &mut dyn Player,
-    range: &mut Range,
+    range: &Range,
     options: &LbrOptions,
     rng: &mut ChaCha8Rng,
-) -> Action {
+) -> (Action, Option<RangePolicies>) {
     let legal = state.legal_actions();
     if state.round() < options.call_before_round {
-        return CALL;
+        return (CALL, None);
     }
     let opp = 1 - seat;
     let hole = state.hole_cards(seat).to_vec();
@@ -232,9 +250,9 @@ fn choose(
     let spent = state.spent();
     let showdown = |mine: f64, theirs: f64| wp * theirs.min(mine) - (1.0 - wp) * mine;
     let called = spent[opp].max(spent[seat]) as f64;
-    let mut best = (CALL, showdown(called, spent[opp] as f64));
+    let mut best = (CALL, showdown(called, spent[opp] as f64), None);
     if legal.contains(&FOLD) && -(spent[seat] as f64) > best.1 {
-        best = (FOLD, -(spent[seat] as f64));
+        best = (FOLD, -(spent[seat] as f64), None);
     }
     for &bet in legal.iter().filter(|a| options.bets.contains(a)) {
         let mut after = state.clone();
@@ -244,19 +262,23 @@ fn choose(
         };
         let answers = after.legal_actions();
         let total = range.total();
+        let mut answered = None;
         let fold_p = match answers.iter().position(|&a| a == FOLD) {
             Some(k) if total > 0.0 => {
-                range.action_weight(player, &after, opp, &answers, k, false) / total
+                let policies = range.policies(player, &after, opp, &answers);
+                let fold_p = range.action_weight(&policies, k) / total;
+                answered = Some(policies);
+                fold_p
             }
             _ => 0.0,
         };
         let mine = after.spent()[seat] as f64;
         let value = fold_p * spent[opp] as f64 + (1.0 - fold_p) * showdown(mine, mine);
         if value > best.1 {
-            best = (bet, value);
+            best = (bet, value, answered);
         }
     }
-    best.0
+    (best.0, best.2)
 }
 
 /// Plays `options.hands` hands of LBR against `player`, asking `stop`
@@ -295,12 +317,19 @@ pub fn local_best_response(
         rng.set_stream(hand as u64);
         let mut state = game.initial_state();
         let mut range = Range::new(&combos);
+        // The player's policies at this state, when LBR's last choice
+        // computed them.
+        let mut answered: Option<RangePolicies> = None;
         while state.turn() != Turn::Terminal {
+            let known = answered.take();
             let action = match state.turn() {
                 Turn::Chance => inverse_cdf(rng.random::<f64>(), state.chance_outcomes()),
                 Turn::Player(p) if p == seat => {
                     range.exclude(mask(state.hole_cards(seat)) | mask(state.board_cards()));
-                    choose(&state, seat, player, &mut range, options, &mut rng)
+                    let (action, policies) =
+                        choose(&state, seat, player, &range, options, &mut rng);
+                    answered = policies;
+                    action
                 }
                 Turn::Player(p) => {
                     let legal = state.legal_actions();
@@ -311,7 +340,11 @@ pub fn local_best_response(
                     );
                     let k = legal.iter().position(|&a| a == action).expect("legal");
                     range.exclude(mask(state.board_cards()) | mask(state.hole_cards(seat)));
-                    range.action_weight(player, &state, p, &legal, k, true);
+                    let policies = match known {
+                        Some(policies) => policies,
+                        None => range.policies(player, &state, p, &legal),
+                    };
+                    range.update(&policies, k);
                     action
                 }
                 Turn::Terminal => unreachable!("the loop stops at the end"),
@@ -404,5 +437,65 @@ mod tests {
             })
         );
         assert_eq!(asked.get(), 4);
+    }
+
+    /// Notes, over one hand, the states at which LBR asks for the range's
+    /// policies, by LBR's view of them (its cards, the board, the actions).
+    struct Asked {
+        lbr_seat: usize,
+        ranges: std::collections::HashSet<String>,
+        asked_twice: usize,
+        answers_priced: usize,
+    }
+
+    impl Player for Asked {
+        fn policy(&mut self, state: &dyn State, legal: &[Action]) -> Vec<f64> {
+            if self
+                .ranges
+                .contains(&state.information_state_string(self.lbr_seat))
+            {
+                self.answers_priced += 1;
+            }
+            Baseline::Uniform.policy(state, legal)
+        }
+
+        fn policies(&mut self, states: &[&dyn State], legal: &[Action]) -> Vec<Vec<f64>> {
+            if let Some(first) = states.first() {
+                if !self
+                    .ranges
+                    .insert(first.information_state_string(self.lbr_seat))
+                {
+                    self.asked_twice += 1;
+                }
+            }
+            Baseline::Uniform.policies(states, legal)
+        }
+    }
+
+    /// When the player answers a bet LBR priced, its range's policies there
+    /// are the ones LBR computed to price it: no state's are asked twice.
+    #[test]
+    fn the_range_is_asked_once_a_state() {
+        let game = UniversalPoker::new("universal_poker".parse().unwrap());
+        let mut answers_priced = 0;
+        for seed in 0..40 {
+            let options = LbrOptions {
+                seed,
+                ..test_options(1)
+            };
+            let mut player = Asked {
+                lbr_seat: 0,
+                ranges: Default::default(),
+                asked_twice: 0,
+                answers_priced: 0,
+            };
+            local_best_response(&game, &mut player, &options, &|| false).unwrap();
+            assert_eq!(player.asked_twice, 0, "seed {seed}");
+            answers_priced += player.answers_priced;
+        }
+        assert!(
+            answers_priced >= 20,
+            "the player answered {answers_priced} bets"
+        );
     }
 }
