@@ -6,8 +6,8 @@
 # default card-gpu/gen1.safetensors, trained on an H200 at the seed's
 # sizes), then its last checkpoint against each of OPPONENTS (players as
 # `match` takes them; default that generation and the heuristic player)
-# over DEALS duplicate deals each (default 5,000), and, if LBR_HANDS is set,
-# LBR (fcpa) against it over that many hands. Writes the run's history,
+# over DEALS duplicate deals each (default 5,000), and, if LBR_HANDS is
+# above 0, LBR (fcpa) against it over that many hands. Writes the run's history,
 # training log and config, the matches (final.jsonl) and LBR
 # (final-lbr.json) to OUT (default docs/results/holdem/rnad-vs-gen1).
 set -euo pipefail
