@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use rnad_common::config::{Averaging, Config};
 use rnad_common::history::PolicyKind;
-use rnad_common::history::{HeadToHead, HistoryEntry, NashConvs};
+use rnad_common::history::{HeadToHead, HistoryEntry, LocalBestResponse, NashConvs};
 use rnad_evaluator::commands::Cli;
 use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::{load_run, load_runs};
-use rnad_evaluator::experiments::stats::{band, variant_stats, Axis, Measure};
+use rnad_evaluator::experiments::stats::{band, variant_stats, Axis, BandEdges, Measure};
 use rnad_evaluator::experiments::summary::{summary_csv, summary_markdown, CSV_HEADER};
 
 fn scratch(name: &str) -> PathBuf {
@@ -252,6 +252,78 @@ fn band_is_mean_min_and_max_over_seeds_on_the_common_range() {
         "decisions are step × 10 here"
     );
     assert_eq!(decisions.mean, target.mean);
+}
+
+/// Evaluations with a match against the heuristic player and an LBR run,
+/// each with its logged interval: (step, mean, ci95, mbb, ci95_mbb).
+fn measured(points: &[(u64, f64, f64, f64, f64)]) -> Vec<HistoryEntry> {
+    points
+        .iter()
+        .map(|&(step, mean, ci95, mbb, ci95_mbb)| HistoryEntry {
+            learner_step: step,
+            wall_seconds: step as f64,
+            decisions: step,
+            nash_conv: None,
+            head_to_head: vec![HeadToHead {
+                opponent: "heuristic".into(),
+                opponent_step: None,
+                mean,
+                ci95,
+                deals: 500,
+            }],
+            lbr: Some(LocalBestResponse {
+                bets: "fcpa".into(),
+                hands: 100,
+                mbb_per_hand: mbb,
+                ci95_mbb,
+            }),
+        })
+        .collect()
+}
+
+#[test]
+fn one_seed_draws_its_logged_interval_and_several_seeds_their_spread() {
+    let root = scratch("interval");
+    let a = make_run(
+        &root,
+        "a",
+        config(&root, Averaging::Ema, 0),
+        &measured(&[(0, -1.0, 0.5, 900.0, 300.0), (10, 2.0, 0.25, 100.0, 50.0)]),
+    );
+    let b = make_run(
+        &root,
+        "b",
+        config(&root, Averaging::Ema, 1),
+        &measured(&[(0, 1.0, 0.5, 500.0, 300.0), (10, 3.0, 0.25, 300.0, 50.0)]),
+    );
+    let one = vec![load_run(&a).unwrap()];
+    let matches = Measure::Column("head_to_head.heuristic.mean".into());
+    let alone = band(&one, &matches, Axis::Steps);
+    assert_eq!(alone.edges, BandEdges::Interval95);
+    assert_eq!(alone.mean, [-1.0, 2.0]);
+    assert_eq!(alone.min, [-1.5, 1.75]);
+    assert_eq!(alone.max, [-0.5, 2.25]);
+    let lbr = band(
+        &one,
+        &Measure::Column("lbr.mbb_per_hand".into()),
+        Axis::Steps,
+    );
+    assert_eq!(lbr.edges, BandEdges::Interval95);
+    assert_eq!((lbr.min, lbr.max), (vec![600.0, 50.0], vec![1200.0, 150.0]));
+    // A column with no interval beside it keeps the (empty) seed spread.
+    let deals = band(
+        &one,
+        &Measure::Column("head_to_head.0.deals".into()),
+        Axis::Steps,
+    );
+    assert_eq!(deals.edges, BandEdges::Seeds);
+    assert_eq!(deals.min, deals.max);
+    // Two seeds: the band is their spread, not either's interval.
+    let both = vec![load_run(&a).unwrap(), load_run(&b).unwrap()];
+    let spread = band(&both, &matches, Axis::Steps);
+    assert_eq!(spread.edges, BandEdges::Seeds);
+    assert_eq!(spread.mean, [0.0, 2.5]);
+    assert_eq!((spread.min, spread.max), (vec![-1.0, 2.0], vec![1.0, 3.0]));
 }
 
 #[test]

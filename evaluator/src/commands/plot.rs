@@ -1,7 +1,8 @@
 //! `rnad-evaluator plot`: NashConv of one or more policy kinds (or any
 //! numeric column of the training log or history) against steps or wall
 //! time for a set of runs, one colour per variant and kind, the mean over
-//! seeds with its min–max band.
+//! seeds with its min–max band (a single seed's match or LBR column with
+//! its own logged 95% interval).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -40,7 +41,8 @@ pub struct PlotArgs {
     /// decisions_per_second, queue_depth, policy_lag_p99, ...) or, failing
     /// that, of history.jsonl with dots for nested fields (nash_conv.reg,
     /// head_to_head.heuristic.mean: arrays by index or opponent,
-    /// lbr.mbb_per_hand). Not with --kind.
+    /// lbr.mbb_per_hand: a single run draws these two with their logged
+    /// 95% interval). Not with --kind.
     #[arg(long, conflicts_with = "kind")]
     pub metric: Option<String>,
     /// Which policy's NashConv; repeat it to draw several kinds, a line

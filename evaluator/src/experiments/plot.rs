@@ -1,5 +1,6 @@
 //! The training figure (NashConv or any logged column): per variant and
-//! measure, the mean over seeds as a line and the min–max band shaded,
+//! measure, the mean over seeds as a line and its band shaded (the seeds'
+//! min–max, or one seed's logged 95% interval),
 //! drawn with plotters as SVG and rasterised with resvg for PNG (with a
 //! bundled font, so text renders on any machine).
 
@@ -10,7 +11,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
 use super::group::Variant;
-use super::stats::{band, Axis, Band, Measure};
+use super::stats::{band, Axis, Band, BandEdges, Measure};
 use super::ExperimentError;
 
 /// The font PNG text is drawn with (DejaVu Sans, see `assets/`).
@@ -104,15 +105,13 @@ fn series(variants: &[Variant], spec: &PlotSpec) -> Vec<Series> {
                 format!("{}, {}", variant.label, measure.name())
             };
             let seeds = variant.runs.len();
-            let label = if seeds == 1 {
-                format!("{name} (1 seed)")
-            } else {
-                format!("{name} (mean and min–max of {seeds} seeds)")
+            let band = band(&variant.runs, measure, spec.axis);
+            let label = match (seeds, band.edges) {
+                (1, BandEdges::Interval95) => format!("{name} (1 seed, 95% interval)"),
+                (1, BandEdges::Seeds) => format!("{name} (1 seed)"),
+                _ => format!("{name} (mean and min–max of {seeds} seeds)"),
             };
-            series.push(Series {
-                label,
-                band: band(&variant.runs, measure, spec.axis),
-            });
+            series.push(Series { label, band });
         }
     }
     series

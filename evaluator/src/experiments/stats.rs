@@ -1,5 +1,6 @@
-//! Statistics over the seeds of a variant: the mean curve with its min–max
-//! band, and the summary figures of a sweep.
+//! Statistics over the seeds of a variant: the mean curve with its band
+//! (the seeds' min–max, or one seed's own 95% interval), and the summary
+//! figures of a sweep.
 
 use rnad_common::history::{HistoryEntry, PolicyKind};
 
@@ -107,6 +108,23 @@ impl Measure {
             }
         }
     }
+
+    /// A run's curve of the 95% half-width the evaluator logs beside this
+    /// measure's values (a match's `ci95` beside its `mean`, LBR's
+    /// `ci95_mbb` beside its `mbb_per_hand`); none for other measures.
+    pub fn interval(&self, run: &Run, axis: Axis) -> Option<Vec<(f64, f64)>> {
+        let Measure::Column(name) = self else {
+            return None;
+        };
+        let (path, leaf) = name.rsplit_once('.')?;
+        let sibling = match leaf {
+            "mean" => "ci95",
+            "mbb_per_hand" => "ci95_mbb",
+            _ => return None,
+        };
+        let curve = Measure::Column(format!("{path}.{sibling}")).curve(run, axis);
+        (!curve.is_empty()).then_some(curve)
+    }
 }
 
 /// The numeric values of the dotted field `name` in `lines`, against
@@ -134,22 +152,37 @@ fn field<'v>(value: &'v serde_json::Value, part: &str) -> Option<&'v serde_json:
     }
 }
 
-/// A variant's curve: at each x, the mean, minimum and maximum over seeds.
+/// What a band's edges are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BandEdges {
+    /// The lowest and highest seed.
+    Seeds,
+    /// One seed's value ± the 95% half-width logged beside it: a single
+    /// seed's match or LBR estimate is itself uncertain, and a figure
+    /// without that interval would show noise as progress.
+    Interval95,
+}
+
+/// A variant's curve: at each x, the mean over seeds and the band's edges.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Band {
     /// Positions on the axis.
     pub x: Vec<f64>,
     /// Mean over seeds.
     pub mean: Vec<f64>,
-    /// Lowest seed.
+    /// Lower edge: the lowest seed, or the one seed's interval's bottom.
     pub min: Vec<f64>,
-    /// Highest seed.
+    /// Upper edge: the highest seed, or the one seed's interval's top.
     pub max: Vec<f64>,
+    /// Which of the two the edges are.
+    pub edges: BandEdges,
 }
 
 /// The band over `runs`: on every x where some run was evaluated, within
 /// the range every run covers, each run's value linearly interpolated
 /// between its own evaluations (exact where runs share evaluation steps).
+/// Its edges are the seeds' minimum and maximum, except for a single run
+/// whose measure carries a logged 95% interval: then that interval.
 /// Every run must have at least one value of `measure`.
 pub fn band(runs: &[Run], measure: &Measure, axis: Axis) -> Band {
     let curves: Vec<Vec<(f64, f64)>> = runs.iter().map(|run| measure.curve(run, axis)).collect();
@@ -169,20 +202,36 @@ pub fn band(runs: &[Run], measure: &Measure, axis: Axis) -> Band {
         .collect();
     xs.sort_by(f64::total_cmp);
     xs.dedup();
+    let interval = match runs {
+        [run] => measure.interval(run, axis),
+        _ => None,
+    };
     let mut band = Band {
         x: Vec::with_capacity(xs.len()),
         mean: Vec::with_capacity(xs.len()),
         min: Vec::with_capacity(xs.len()),
         max: Vec::with_capacity(xs.len()),
+        edges: match interval {
+            Some(_) => BandEdges::Interval95,
+            None => BandEdges::Seeds,
+        },
     };
     for x in xs {
         let values: Vec<f64> = curves.iter().map(|c| interpolate(c, x)).collect();
+        let (low, high) = match &interval {
+            Some(half_widths) => {
+                let half = interpolate(half_widths, x);
+                (values[0] - half, values[0] + half)
+            }
+            None => (
+                values.iter().copied().fold(f64::INFINITY, f64::min),
+                values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            ),
+        };
         band.x.push(x);
         band.mean.push(mean(&values));
-        band.min
-            .push(values.iter().copied().fold(f64::INFINITY, f64::min));
-        band.max
-            .push(values.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        band.min.push(low);
+        band.max.push(high);
     }
     band
 }
