@@ -268,8 +268,13 @@ pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
         },
     };
     if cfg!(feature = "cuda") {
-        Device::new_cuda(ordinal)
-            .map_err(|e| UnusableDevice(format!("cannot open CUDA device {ordinal}: {e}")))
+        Device::new_cuda(ordinal).map_err(|e| {
+            UnusableDevice(format!(
+                "cannot open CUDA device {ordinal} (no NVIDIA driver or GPU visible? in a \
+                 container the NVIDIA container toolkit provides them: `docker run --gpus all`, \
+                 or a `nvidia.com/gpu` limit on Kubernetes): {e}"
+            ))
+        })
     } else {
         Err(UnusableDevice(format!(
             "device {name:?}: this build has no CUDA support; build one with `bash .ci/cuda-build.sh` (target/cuda/release/)"
