@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # R-NaD (CONFIG, default configs/holdem.toml: the MLP) for
-# SECONDS_OF_TRAINING (default 600), with SETS (space-separated `--set`
-# overrides, say "actors.count=1") and one of seed 004's generations
-# joining the panel (PANEL_GEN,
-# default card-gpu/gen1.safetensors, trained on an H200 at the seed's
-# sizes), then its last checkpoint against each of OPPONENTS (players as
-# `match` takes them; default that generation and the heuristic player)
-# over DEALS duplicate deals each (default 5,000), and, if LBR_HANDS is
-# above 0, LBR (fcpa) against it over that many hands. Writes the run's history,
-# training log and config, the matches (final.jsonl) and LBR
-# (final-lbr.json) to OUT (default docs/results/holdem/rnad-vs-gen1).
+# SECONDS_OF_TRAINING (default 600), with one of seed 004's generations
+# joining the panel (PANEL_GEN, default card-gpu/gen1.safetensors, trained
+# on an H200 at the seed's sizes) and SETS (space-separated `--set`
+# overrides, say "actors.count=1", each KEY=VALUE without spaces; given
+# last, so they also override the panel settings below); then its last
+# checkpoint against each of OPPONENTS (players as `match` takes them;
+# default that generation and the heuristic player) over DEALS duplicate
+# deals each (default 5,000), and, if LBR_HANDS is above 0, LBR (fcpa)
+# against it over that many hands. Writes the run's history, training log
+# and config, the matches (final.jsonl) and LBR (final-lbr.json) to OUT
+# (default docs/results/holdem/rnad-vs-gen1).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-docs/results/holdem/rnad-vs-gen1}
@@ -31,9 +32,14 @@ trap 'rm -rf "$bin" "$run"' EXIT
 cp "$config" "$run/given.toml"
 # 500 deals a panel opponent: seed 004's network decides in about 10 ms on
 # one core, and a local run's evaluation holds its learner.
-timeout -s TERM "$seconds" "$bin/rnad-learner" local --config "$run/given.toml" --run-dir "$run" "${overrides[@]}" \
+timeout -s TERM "$seconds" "$bin/rnad-learner" local --config "$run/given.toml" --run-dir "$run" \
     --set "evaluation.panel_extra=[\"gain:$panel_gen\"]" --set evaluation.deals=500 \
-    --set evaluation.interval_seconds=120 > "$run/progress.log" 2>&1 || [ $? -eq 124 ]
+    --set evaluation.interval_seconds=120 "${overrides[@]}" > "$run/progress.log" 2>&1 || [ $? -eq 124 ]
+if [ ! -s "$run/history.jsonl" ]; then
+    tail -5 "$run/progress.log" >&2
+    echo "no evaluation finished within $seconds s of training (the first, at step 0, takes about 15 s): nothing written" >&2
+    exit 1
+fi
 mkdir -p "$out"
 cp "$run/history.jsonl" "$run/training.jsonl" "$run/config.toml" "$out/"
 checkpoint=$(ls "$run"/checkpoints/*.safetensors | tail -1)
