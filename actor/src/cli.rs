@@ -5,8 +5,10 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use candle_core::Device;
 use clap::Parser;
 use rnad_common::logging::LogFormat;
+use rnad_common::net::parse_device;
 
 /// An rnad self-play actor: plays batched games with the learner's latest
 /// parameters and ships them to it. Gets the game and network from the
@@ -37,6 +39,11 @@ pub struct Cli {
     /// RNAD_TOKEN environment variable; none if unset).
     #[arg(long)]
     pub token_file: Option<PathBuf>,
+    /// Where the forward passes run: cpu, cuda or cuda:N (CUDA needs a
+    /// build with --features cuda). The games are played on the CPU
+    /// either way.
+    #[arg(long, default_value = "cpu", value_parser = parse_device)]
+    pub device: Device,
     /// Log format: text or json.
     #[arg(long, env = "RNAD_LOG_FORMAT", default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

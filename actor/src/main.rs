@@ -70,6 +70,7 @@ fn main() -> ExitCode {
         games: cli.games.map(|g| g as usize),
         random: RngStream::of(seed),
         submit_every: cli.submit_every.map(|s| s as usize),
+        device: cli.device.clone(),
     };
     tracing::info!(learner = %cli.learner, "playing for the learner");
     run(&options, &shutdown, &metrics);

@@ -4,11 +4,13 @@
 //! moves, stacks the acting players' information-state tensors, runs one
 //! forward pass, samples each game's action from the legal softmax, and
 //! records the decision. A game that ends becomes a trajectory (its last
-//! decision carries the returns) and a fresh game takes its place.
+//! decision carries the returns) and a fresh game takes its place. The
+//! forward pass runs on the actor's device (the CPU unless
+//! [`SelfPlay::on_device`] names a GPU); the games stay on the CPU.
 
 use std::sync::Arc;
 
-use candle_core::{Device, Result, Tensor};
+use candle_core::{Device, Result, Tensor, TensorId};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_common::distinct::distinct_rows;
@@ -68,6 +70,11 @@ pub struct SelfPlay {
     decisions: u64,
     /// Time spent running the network (tensors in, policies out).
     inference: std::time::Duration,
+    /// Where the forward pass runs.
+    device: Device,
+    /// The last snapshot's parameters on `device`, keyed by the id of the
+    /// snapshot's first tensor, so a GPU receives each snapshot once.
+    params_on_device: Option<(TensorId, ParamSet)>,
 }
 
 impl SelfPlay {
@@ -81,12 +88,22 @@ impl SelfPlay {
             shape,
             decisions: 0,
             inference: std::time::Duration::ZERO,
+            device: Device::Cpu,
+            params_on_device: None,
         };
         for _ in 0..games {
             let slot = play.fresh_slot();
             play.slots.push(slot);
         }
         play
+    }
+
+    /// The same games with the forward pass on `device` (a GPU: the
+    /// observations go there and the policies come back each step).
+    pub fn on_device(mut self, device: Device) -> SelfPlay {
+        self.device = device;
+        self.params_on_device = None;
+        self
     }
 
     /// Decisions taken so far.
@@ -168,15 +185,15 @@ impl SelfPlay {
         // Concurrent games are often in the same information state: the
         // network runs once per distinct one, and each game gathers its
         // logits and applies its own legal mask.
-        let device = Device::Cpu;
         let inference = std::time::Instant::now();
+        let params = self.params_on_device(snapshot)?;
+        let device = &self.device;
         let (distinct, index) = distinct_rows(&obs, input);
         let count = distinct.len() / input;
-        let distinct = Tensor::from_vec(distinct, (count, input), &device)?;
-        let (logits, _) =
-            PolicyValueNet::new(&self.shape, snapshot.params.tensors())?.forward(&distinct)?;
-        let logits = logits.index_select(&Tensor::from_vec(index, n, &device)?, 0)?;
-        let mask = Tensor::from_slice(&legal, (n, actions), &device)?;
+        let distinct = Tensor::from_vec(distinct, (count, input), device)?;
+        let (logits, _) = PolicyValueNet::new(&self.shape, params.tensors())?.forward(&distinct)?;
+        let logits = logits.index_select(&Tensor::from_vec(index, n, device)?, 0)?;
+        let mask = Tensor::from_slice(&legal, (n, actions), device)?;
         let policy = legal_policy(&logits, &mask)?
             .flatten_all()?
             .to_vec1::<f32>()?;
@@ -222,6 +239,25 @@ impl SelfPlay {
             });
         }
         Ok(finished)
+    }
+
+    /// `snapshot`'s parameters on the actor's device: a copy made the first
+    /// time a snapshot is played (none where they are there already).
+    fn params_on_device(&mut self, snapshot: &PolicySnapshot) -> Result<ParamSet> {
+        let Some(first) = snapshot.params.tensors().first() else {
+            return Ok(snapshot.params.clone());
+        };
+        if first.device().same_device(&self.device) {
+            return Ok(snapshot.params.clone());
+        }
+        match &self.params_on_device {
+            Some((id, params)) if *id == first.id() => Ok(params.clone()),
+            _ => {
+                let params = snapshot.params.to_device(&self.device)?;
+                self.params_on_device = Some((first.id(), params.clone()));
+                Ok(params)
+            }
+        }
     }
 
     /// Samples an action from `policy`, only among legal actions.

@@ -10,6 +10,7 @@
 //! draws its random numbers from stream `first_stream + k` of the worker's
 //! seed, so no two sessions replay the same games.
 
+use candle_core::Device;
 use rnad_common::lifecycle::{run_sessions, Attempt};
 use rnad_common::net::NetShape;
 use rnad_common::net::PublishedSet;
@@ -37,6 +38,8 @@ pub struct WorkerOptions {
     /// Finished games per submit (split into submits of at most
     /// [`MAX_SUBMIT_TRAJECTORIES`]); none: as many as it plays at once.
     pub submit_every: Option<usize>,
+    /// Where the forward passes run.
+    pub device: Device,
 }
 
 /// Runs sessions until `shutdown` is cancelled.
@@ -121,8 +124,9 @@ async fn play_session(
     metrics.param_fetches_total.inc();
     let games = options.games.unwrap_or(config.actors.games_per_actor);
     let submit_every = options.submit_every.unwrap_or(games);
-    tracing::info!(games, submit_every, game = %config.game, "playing");
-    let mut play = SelfPlay::new(config.game.load(), shape.clone(), games, random);
+    tracing::info!(games, submit_every, game = %config.game, device = ?options.device, "playing");
+    let mut play = SelfPlay::new(config.game.load(), shape.clone(), games, random)
+        .on_device(options.device.clone());
     let mut pending = Vec::new();
     // The forward passes between submits do not wait on anything, so the
     // loop looks at the token itself.

@@ -1,15 +1,17 @@
-//! The device a learner is given (`--device`) reaches every tensor it
-//! creates, checked without a GPU: outside tests, the learner's code names
-//! the CPU only where it means the CPU (the default choice, and the copies
-//! it publishes to actors and evaluators, which compute there). Any other
-//! tensor it makes on the CPU would, on a GPU run, meet the GPU's tensors
-//! in one operation and stop the run (candle refuses mixed devices), the
-//! failure a CUDA run on an H200 found once in the publishing path.
+//! The device a learner or an actor is given (`--device`,
+//! `--actor-device`) reaches every tensor it creates, checked without a
+//! GPU: outside tests, their code names the CPU only where it means the
+//! CPU (the default choice, and the copies the learner publishes, which
+//! travel as bytes). Any other tensor made on the CPU would, on a GPU run,
+//! meet the GPU's tensors in one operation and stop the run (candle
+//! refuses mixed devices), the failure a CUDA run on an H200 found once in
+//! the learner's publishing path.
 
 use std::path::{Path, PathBuf};
 
-/// Where the learner's code may name the CPU, and why.
-const CPU_ON_PURPOSE: [(&str, &str); 4] = [
+/// Where the learner's and the actor's code may name the CPU: the
+/// default devices, and the learner's published copies.
+const CPU_ON_PURPOSE: [(&str, &str); 5] = [
     ("resume.rs", "device: Device::Cpu,"),
     (
         "resume.rs",
@@ -20,6 +22,7 @@ const CPU_ON_PURPOSE: [(&str, &str); 4] = [
         "target: state.target.to_device(&Device::Cpu)?,",
     ),
     ("resume.rs", "reg: state.reg.to_device(&Device::Cpu)?,"),
+    ("selfplay.rs", "device: Device::Cpu,"),
 ];
 
 fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -64,21 +67,30 @@ fn cpu_lines(dir: &Path) -> Vec<String> {
 }
 
 #[test]
-fn the_learner_creates_tensors_only_on_its_device() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let stray = cpu_lines(&src);
+fn the_learner_and_the_actor_create_tensors_only_on_their_devices() {
+    let learner = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let actor = Path::new(env!("CARGO_MANIFEST_DIR")).join("../actor/src");
+    let stray: Vec<String> = [&learner, &actor]
+        .into_iter()
+        .flat_map(|dir| cpu_lines(dir))
+        .collect();
     assert!(
         stray.is_empty(),
-        "the learner makes tensors on the CPU whatever its device:\n{}",
+        "tensors made on the CPU whatever the device:\n{}",
         stray.join("\n")
     );
     // Every allowed line is still there: a list of exceptions that no
     // longer match would let the next one through unseen.
-    let resume = std::fs::read_to_string(src.join("resume.rs")).unwrap();
-    for (_, line) in CPU_ON_PURPOSE {
+    for (file, line) in CPU_ON_PURPOSE {
+        let dir = if file == "selfplay.rs" {
+            &actor
+        } else {
+            &learner
+        };
+        let source = std::fs::read_to_string(dir.join(file)).unwrap();
         assert!(
-            code_before_tests(&resume).any(|l| l.trim() == line),
-            "resume.rs no longer has {line:?}: update CPU_ON_PURPOSE"
+            code_before_tests(&source).any(|l| l.trim() == line),
+            "{file} no longer has {line:?}: update CPU_ON_PURPOSE"
         );
     }
 }

@@ -35,6 +35,8 @@ pub struct BenchReport {
     pub hidden: Vec<usize>,
     /// Where the learner computed.
     pub device: String,
+    /// Where the actor's forward passes ran.
+    pub actor_device: String,
     /// Trajectories per learner step.
     pub batch_size: usize,
     /// Learner steps per second on pre-generated batches.
@@ -66,13 +68,15 @@ pub struct BenchReport {
     pub threads_per_product: usize,
 }
 
-/// Runs every measurement for about `seconds` each; `scratch` is a
-/// directory for the end-to-end run.
+/// Runs every measurement for about `seconds` each, the learner on
+/// `device` and the actor's forward passes on `actor_device`; `scratch` is
+/// a directory for the end-to-end run.
 pub fn run(
     config: &Config,
     seconds: f64,
     scratch: &Path,
     device: &Device,
+    actor_device: &Device,
 ) -> Result<BenchReport, CliError> {
     let budget = Duration::from_secs_f64(seconds);
     let game = config.game.load();
@@ -80,7 +84,7 @@ pub fn run(
     let mut learner = Learner::new(config, device)?;
     let snapshot = PolicySnapshot {
         version: 0,
-        params: learner.state().online.to_device(&Device::Cpu)?,
+        params: learner.state().online.clone(),
     };
 
     // Actor alone.
@@ -89,7 +93,8 @@ pub fn run(
         shape.clone(),
         config.actors.games_per_actor,
         RngStream::of(config.seed),
-    );
+    )
+    .on_device(actor_device.clone());
     let start = Instant::now();
     while start.elapsed() < budget {
         play.step(&snapshot)?;
@@ -153,6 +158,7 @@ pub fn run(
             device: device.clone(),
             ..OpenOptions::default()
         },
+        actor_device: actor_device.clone(),
         ..LocalOptions::default()
     };
     let summary = run_local(e2e, options, &shutdown)?;
@@ -169,6 +175,7 @@ pub fn run(
         torso: config.network.torso.to_string(),
         hidden: config.network.hidden.clone(),
         device: format!("{device:?}"),
+        actor_device: format!("{actor_device:?}"),
         batch_size: config.rnad.batch_size,
         learner_steps_per_second,
         learner_decisions_per_second: decisions as f64 / elapsed,

@@ -150,6 +150,10 @@ enum Command {
         /// on this address (/metrics), e.g. 127.0.0.1:9100.
         #[arg(long)]
         metrics: Option<SocketAddr>,
+        /// Where the actor threads' forward passes run: cpu, cuda or
+        /// cuda:N (the games are played on the CPU either way).
+        #[arg(long, default_value = "cpu", value_parser = parse_device)]
+        actor_device: Device,
         #[command(flatten)]
         set: SetArgs,
         #[command(flatten)]
@@ -241,6 +245,10 @@ enum Command {
         /// Where the learner computes: cpu, cuda or cuda:N.
         #[arg(long, default_value = "cpu", value_parser = parse_device)]
         device: Device,
+        /// Where the actor's forward passes run (the actor alone and the
+        /// whole local run's actor threads): cpu, cuda or cuda:N.
+        #[arg(long, default_value = "cpu", value_parser = parse_device)]
+        actor_device: Device,
         #[command(flatten)]
         set: SetArgs,
     },
@@ -291,10 +299,19 @@ impl Cli {
                 max_steps,
                 run_dir,
                 metrics,
+                actor_device,
                 set,
                 run,
-            } => resolve_config(config, run_dir, &set.overrides)
-                .and_then(|config| local(config, max_steps, metrics, run.options())),
+            } => resolve_config(config, run_dir, &set.overrides).and_then(|config| {
+                let options = LocalOptions {
+                    max_steps,
+                    progress: true,
+                    open: run.options(),
+                    metrics,
+                    actor_device,
+                };
+                local(config, options)
+            }),
             Command::Serve {
                 config,
                 listen,
@@ -353,8 +370,9 @@ impl Cli {
                 seconds,
                 out,
                 device,
+                actor_device,
                 set,
-            } => bench(config, &set.overrides, seconds, out, &device),
+            } => bench(config, &set.overrides, seconds, out, &device, &actor_device),
             Command::Config {
                 config,
                 set,
@@ -407,19 +425,8 @@ fn serve(
     Ok(())
 }
 
-fn local(
-    config: Config,
-    max_steps: Option<u64>,
-    metrics: Option<SocketAddr>,
-    open: OpenOptions,
-) -> Result<(), CliError> {
+fn local(config: Config, options: LocalOptions) -> Result<(), CliError> {
     let shutdown = Shutdown::on_signals();
-    let options = LocalOptions {
-        max_steps,
-        progress: true,
-        open,
-        metrics,
-    };
     let summary = run_local(config, options, &shutdown)?;
     if let Some(last) = summary.last {
         println!("step {}: {}", last.learner_step, last.describe());
@@ -533,6 +540,7 @@ fn bench(
     seconds: f64,
     out: Option<PathBuf>,
     device: &Device,
+    actor_device: &Device,
 ) -> Result<(), CliError> {
     let config = match config {
         Some(path) => Config::load(&path)?,
@@ -548,7 +556,7 @@ fn bench(
         config.network.hidden,
         config.rnad.batch_size
     );
-    let report = crate::bench::run(&config, seconds, &scratch, device)?;
+    let report = crate::bench::run(&config, seconds, &scratch, device, actor_device)?;
     let _ = std::fs::remove_dir_all(&scratch);
     let text = serde_json::to_string_pretty(&report).expect("report serialises");
     rnad_common::files::write_atomically(&out, text.as_bytes())

@@ -10,6 +10,8 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 
+use candle_core::Device;
+
 use rnad_actor::metrics::ActorMetrics;
 use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{self, WorkerOptions};
@@ -27,7 +29,7 @@ use crate::evaluation::LocalEvaluation;
 use crate::lockstep::LockstepActor;
 
 /// Options of a local run beyond the config.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LocalOptions {
     /// Stop when the learner reaches this step (counted across restarts).
     pub max_steps: Option<u64>,
@@ -38,6 +40,21 @@ pub struct LocalOptions {
     /// Serve the learner's, the actors' and the evaluation's metrics on
     /// this address (`/metrics`).
     pub metrics: Option<SocketAddr>,
+    /// Where the actors' forward passes run.
+    pub actor_device: Device,
+}
+
+impl Default for LocalOptions {
+    /// No step limit, no progress lines, no metrics; everything on the CPU.
+    fn default() -> Self {
+        LocalOptions {
+            max_steps: None,
+            progress: false,
+            open: OpenOptions::default(),
+            metrics: None,
+            actor_device: Device::Cpu,
+        }
+    }
 }
 
 /// Runs until `shutdown` is cancelled or the step limit is reached;
@@ -84,6 +101,7 @@ pub fn run_local(
                     games: None,
                     random: actor_stream(config.seed, index as u64, start_step),
                     submit_every: None,
+                    device: options.actor_device.clone(),
                 };
                 let (shutdown, metrics) = (actors_shutdown.clone(), metrics.clone());
                 actors.push(
@@ -129,7 +147,11 @@ fn run_lockstep(
         config,
         dir: &dir,
         hub: &hub,
-        source: Source::Lockstep(Box::new(LockstepActor::new(config, &resumed.actor_rngs))),
+        source: Source::Lockstep(Box::new(LockstepActor::new(
+            config,
+            &resumed.actor_rngs,
+            options.actor_device.clone(),
+        ))),
         wall_offset: resumed.wall_offset,
         evaluation: evaluation.map(|e| Box::new(e) as Box<dyn Evaluate>),
         target_average: resumed.target_average,

@@ -2,6 +2,7 @@
 //! by one [`SelfPlay`] with the parameters the learner just published, its
 //! generator position kept in the learner's checkpoints.
 
+use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_common::config::Config;
 use rnad_common::net::{NetShape, ParamSet};
@@ -13,14 +14,15 @@ pub struct LockstepActor(SelfPlay);
 
 impl LockstepActor {
     /// The run's lockstep actor, at its saved generator position if a
-    /// checkpoint kept one (`rngs`).
-    pub fn new(config: &Config, rngs: &[(u64, u128)]) -> LockstepActor {
+    /// checkpoint kept one (`rngs`), its forward passes on `device`.
+    pub fn new(config: &Config, rngs: &[(u64, u128)], device: Device) -> LockstepActor {
         let mut play = SelfPlay::new(
             config.game.load(),
             NetShape::for_config(config),
             0,
             RngStream::of(config.seed),
-        );
+        )
+        .on_device(device);
         if let Some(&(seed, pos)) = rngs.first() {
             play.set_rng_position(seed, pos);
         }
@@ -35,10 +37,11 @@ impl Lockstep for LockstepActor {
         version: u64,
         size: usize,
     ) -> candle_core::Result<Vec<Trajectory>> {
-        // Actors play on the CPU, whatever device the learner trains on.
+        // The parameters stay where the learner made them: the actor
+        // copies them to its own device if that is another.
         let snapshot = PolicySnapshot {
             version,
-            params: params.to_device(&candle_core::Device::Cpu)?,
+            params: params.clone(),
         };
         self.0.play_fresh(&snapshot, size)
     }

@@ -49,8 +49,8 @@ fn run(config: &Config, max_steps: u64) -> Result<RunSummary, rnad_learner_cli::
     let options = LocalOptions {
         max_steps: Some(max_steps),
         progress: false,
-        open: OpenOptions::default(),
         metrics: None,
+        ..LocalOptions::default()
     };
     run_local(config.clone(), options, &Shutdown::new())
 }
@@ -341,7 +341,7 @@ fn a_late_batch_size_applies_from_its_step_like_a_resumption_with_that_batch() {
             accept_config_change: true,
             ..OpenOptions::default()
         },
-        metrics: None,
+        ..LocalOptions::default()
     };
     run_local(plain.clone(), options, &Shutdown::new()).unwrap();
     assert_same_state(
@@ -381,11 +381,11 @@ fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
         let options = LocalOptions {
             max_steps: Some(4),
             progress: false,
-            metrics: None,
             open: OpenOptions {
                 accept_config_change: true,
                 ..OpenOptions::default()
             },
+            ..LocalOptions::default()
         };
         run_local(config.clone(), options, &Shutdown::new())
     };
@@ -627,8 +627,8 @@ fn holdem_is_judged_by_its_panel_and_local_best_responses() {
             let options = LocalOptions {
                 max_steps: Some(10_000),
                 progress: false,
-                open: OpenOptions::default(),
                 metrics: Some(([127, 0, 0, 1], port).into()),
+                ..LocalOptions::default()
             };
             run_local(config, options, &shutdown)
         })
