@@ -5,9 +5,10 @@
 #   bash .ci/cuda-build.sh                     # -p rnad-learner-cli
 #   bash .ci/cuda-build.sh --workspace         # any cargo build selection
 # Env: CUDA_WHEELS_DIR (cache, ~1.2 GiB installed), CUDA_COMPUTE_CAP (default 90).
-# The binary is dynamically linked: at run time it needs libcuda.so.1 (driver),
-# libcudart.so.13, libcublas(Lt).so.13, libcurand.so.10, libnvrtc.so.13 on the
-# loader path (system CUDA 13 or LD_LIBRARY_PATH=<cache>/.../nvidia/cu13/lib).
+# The binaries are dynamically linked: at run time they need libcuda.so.1
+# (driver), libcudart.so.13, libcublas(Lt).so.13 and libcurand.so.10 on the
+# loader path (system CUDA 13 or LD_LIBRARY_PATH=<cache>/.../nvidia/cu13/lib;
+# docker/build-cuda-image.sh puts the learner and them in an image).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by .ci/cuda-build.sh and docker/build-cuda-image.sh: installs
 # the CUDA 13 toolkit from NVIDIA's PyPI wheels (once, cached) and exports
 # what the cuda feature's build needs: NVCC, PATH, CUDA_HOME (its lib/ holds

@@ -28,7 +28,7 @@
 #     engine) even when a step fails.
 #
 # The image's binaries are checked for debug sections (none). With
-# RNAD_SMOKE_CUDA=1 (.ci/run) it also builds rnad-cuda
+# RNAD_SMOKE_CUDA=1 (.ci/run) it also builds rnad-cuda on the rnad image
 # (docker/build-cuda-image.sh) and checks that its learner lacks only the
 # driver, trains on the CPU with a stub driver in the driver's place, and
 # refuses --device=cuda there with a clear error.
@@ -162,25 +162,28 @@ done
 echo "   ok: no debug information in rnad-learner, rnad-actor, rnad-evaluator"
 
 if [ "${RNAD_SMOKE_CUDA:-0}" = 1 ]; then
-    step "building rnad-cuda:smoke (docker/build-cuda-image.sh)"
-    bash docker/build-cuda-image.sh rnad-cuda:smoke
+    step "building rnad-cuda:smoke on rnad:smoke (docker/build-cuda-image.sh)"
+    RNAD_IMAGE=rnad:smoke bash docker/build-cuda-image.sh rnad-cuda:smoke
 
     step "rnad-cuda: only the driver is missing; with a stub driver it trains on the CPU and names the absent GPU"
-    missing=$("$docker_cli" run --rm rnad-cuda:smoke sh -c 'ldd /usr/local/bin/rnad-learner || true' | awk '/not found/ { print $1 }')
-    [ "$missing" = libcuda.so.1 ] \
-        || fail "rnad-cuda's learner lacks [$missing]: only the driver's libcuda.so.1 should be missing"
-    cuda_home=$(source .ci/cuda-env.sh >/dev/null && echo "$CUDA_HOME")
-    # The stub (.ci/cuda-env.sh) stands where the NVIDIA container toolkit
-    # would mount the host's driver; every call into it fails.
-    with_stub_driver=(--rm -v "$cuda_home/lib/stubs/libcuda.so:/opt/driver-stub/libcuda.so.1:ro"
+    unresolved=$("$docker_cli" run --rm rnad-cuda:smoke sh -c 'ldd /usr/local/bin/rnad-learner || true' | awk '/not found/ { print $1 }')
+    [ "$unresolved" = libcuda.so.1 ] \
+        || fail "rnad-cuda's learner lacks [$unresolved]: only the driver's libcuda.so.1 should be missing"
+    # The stub that .ci/cuda-env.sh builds to link against stands where the
+    # container runtime would mount the host's driver; every call into it
+    # fails.
+    # shellcheck source=.ci/cuda-env.sh
+    stub=$(set -e; source .ci/cuda-env.sh >/dev/null; echo "$CUDA_HOME/lib/stubs/libcuda.so")
+    [ -f "$stub" ] || fail "no driver stub at $stub"
+    with_stub_driver=(--rm -v "$stub:/opt/driver-stub/libcuda.so.1:ro"
         -e LD_LIBRARY_PATH=/usr/local/lib/rnad-cuda:/opt/driver-stub -e RUST_BACKTRACE=0)
-    "$docker_cli" run "${with_stub_driver[@]}" rnad-cuda:smoke rnad-learner local \
+    timeout 300 "$docker_cli" run "${with_stub_driver[@]}" rnad-cuda:smoke rnad-learner local \
         --config /etc/rnad/configs/kuhn.toml --run-dir /tmp/run --max-steps 100 >"$work/cuda-cpu.log" 2>&1 \
         || { tail -20 "$work/cuda-cpu.log" >&2; fail "rnad-cuda's learner did not train on the CPU"; }
     grep -q "^step 100: NashConv" "$work/cuda-cpu.log" \
         || { tail -20 "$work/cuda-cpu.log" >&2; fail "rnad-cuda's CPU run printed no NashConv at step 100"; }
-    if "$docker_cli" run "${with_stub_driver[@]}" rnad-cuda:smoke rnad-learner local \
-        --config /etc/rnad/configs/kuhn.toml --run-dir /tmp/run --device cuda >"$work/cuda-gpu.log" 2>&1; then
+    if timeout 300 "$docker_cli" run "${with_stub_driver[@]}" rnad-cuda:smoke rnad-learner local \
+        --config /etc/rnad/configs/kuhn.toml --run-dir /tmp/run --max-steps 1 --device cuda >"$work/cuda-gpu.log" 2>&1; then
         fail "rnad-cuda's learner opened a CUDA device through the stub driver"
     fi
     grep -q "cannot open CUDA device 0" "$work/cuda-gpu.log" \

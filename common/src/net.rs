@@ -277,7 +277,7 @@ pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
         })
     } else {
         Err(UnusableDevice(format!(
-            "device {name:?}: this build has no CUDA support; build one with `bash .ci/cuda-build.sh` (target/cuda/release/)"
+            "device {name:?}: this build has no CUDA support; build one with `bash .ci/cuda-build.sh --workspace` (target/cuda/release/)"
         )))
     }
 }

@@ -186,8 +186,9 @@ pub(crate) fn newest_readable(
 }
 
 /// What the learner currently publishes, at training wall time
-/// `wall_seconds`: copies on the CPU, where actors and evaluators compute,
-/// whatever device the learner trains on.
+/// `wall_seconds`: copies on the CPU, whatever device the learner trains
+/// on, where evaluators compute and from where actors take them (as bytes,
+/// or copied to their own device).
 pub fn published(learner: &Learner, wall_seconds: f64) -> candle_core::Result<Published> {
     let state = learner.state();
     Ok(Published {

@@ -9,20 +9,25 @@
 
 use std::path::{Path, PathBuf};
 
-/// Where the learner's and the actor's code may name the CPU: the
-/// default devices, and the learner's published copies.
-const CPU_ON_PURPOSE: [(&str, &str); 5] = [
-    ("resume.rs", "device: Device::Cpu,"),
+/// The source folders checked, relative to this crate: the learner, its
+/// commands (`local`, `bench`, the lockstep actor) and the actor.
+const SOURCES: [&str; 3] = ["src", "cli/src", "../actor/src"];
+
+/// Where that code may name the CPU: the default devices, and the
+/// learner's published copies. (file under SOURCES, line)
+const CPU_ON_PURPOSE: [(&str, &str); 6] = [
+    ("src/resume.rs", "device: Device::Cpu,"),
     (
-        "resume.rs",
+        "src/resume.rs",
         "online: state.online.to_device(&Device::Cpu)?,",
     ),
     (
-        "resume.rs",
+        "src/resume.rs",
         "target: state.target.to_device(&Device::Cpu)?,",
     ),
-    ("resume.rs", "reg: state.reg.to_device(&Device::Cpu)?,"),
-    ("selfplay.rs", "device: Device::Cpu,"),
+    ("src/resume.rs", "reg: state.reg.to_device(&Device::Cpu)?,"),
+    ("cli/src/local.rs", "actor_device: Device::Cpu,"),
+    ("../actor/src/selfplay.rs", "device: Device::Cpu,"),
 ];
 
 fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -43,18 +48,22 @@ fn code_before_tests(source: &str) -> impl Iterator<Item = &str> {
         .take_while(|line| line.trim() != "#[cfg(test)]")
 }
 
-/// Lines outside tests that name the CPU device and are not in
-/// `CPU_ON_PURPOSE`, as "file: line".
-fn cpu_lines(dir: &Path) -> Vec<String> {
+/// Lines outside tests under `root`/`dir` that name the CPU device and
+/// are not in `CPU_ON_PURPOSE`, as "file: line".
+fn cpu_lines(root: &Path, dir: &str) -> Vec<String> {
     let mut files = Vec::new();
-    rust_files(dir, &mut files);
+    rust_files(&root.join(dir), &mut files);
     let mut found = Vec::new();
     for file in files {
-        let name = file.file_name().unwrap().to_string_lossy().into_owned();
         // Test modules in files of their own (`rnad/tests.rs`).
-        if name == "tests.rs" {
+        if file.file_name().is_some_and(|name| name == "tests.rs") {
             continue;
         }
+        let name = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let source = std::fs::read_to_string(&file).unwrap();
         for line in code_before_tests(&source).map(str::trim) {
             let on_purpose = CPU_ON_PURPOSE.contains(&(name.as_str(), line));
@@ -68,11 +77,10 @@ fn cpu_lines(dir: &Path) -> Vec<String> {
 
 #[test]
 fn the_learner_and_the_actor_create_tensors_only_on_their_devices() {
-    let learner = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let actor = Path::new(env!("CARGO_MANIFEST_DIR")).join("../actor/src");
-    let stray: Vec<String> = [&learner, &actor]
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let stray: Vec<String> = SOURCES
         .into_iter()
-        .flat_map(|dir| cpu_lines(dir))
+        .flat_map(|dir| cpu_lines(root, dir))
         .collect();
     assert!(
         stray.is_empty(),
@@ -82,12 +90,7 @@ fn the_learner_and_the_actor_create_tensors_only_on_their_devices() {
     // Every allowed line is still there: a list of exceptions that no
     // longer match would let the next one through unseen.
     for (file, line) in CPU_ON_PURPOSE {
-        let dir = if file == "selfplay.rs" {
-            &actor
-        } else {
-            &learner
-        };
-        let source = std::fs::read_to_string(dir.join(file)).unwrap();
+        let source = std::fs::read_to_string(root.join(file)).unwrap();
         assert!(
             code_before_tests(&source).any(|l| l.trim() == line),
             "{file} no longer has {line:?}: update CPU_ON_PURPOSE"
@@ -107,7 +110,7 @@ fn a_tensor_made_on_the_cpu_is_found() {
          #[cfg(test)]\nmod tests {\n    fn cpu() { let _ = Device::Cpu; }\n}\n",
     )
     .unwrap();
-    let found = cpu_lines(&dir);
+    let found = cpu_lines(&dir, ".");
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].ends_with("Tensor::zeros(n, DType::F32, &Device::Cpu).unwrap()"));
 }

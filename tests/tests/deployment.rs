@@ -2,7 +2,7 @@
 //! files for real: Debian's `docker-compose config` (on the compose file
 //! and on the swarm stack), `promtool check
 //! config` and `promtool test rules` on the alerts, hadolint on the
-//! Dockerfile, and the Grafana dashboard against
+//! Dockerfiles, and the Grafana dashboard against
 //! the JSON schema generated from Grafana's published types
 //! (`@grafana/schema`). A fresh machine has none of these tools, so the
 //! tests are set apart (`#[ignore]`, with the reason cargo prints):
@@ -208,13 +208,15 @@ fn alert_rules_pass_their_unit_tests() {
 
 #[test]
 #[ignore = "needs hadolint: run docker/install-check-tools.sh, then cargo test --workspace --release -- --ignored"]
-fn dockerfile_has_no_hadolint_errors() {
-    let output = run(
-        "hadolint",
-        &["--failure-threshold", "error", "docker/Dockerfile"],
-        &[],
-    );
-    assert!(output.status.success(), "{}", text(&output));
+fn dockerfiles_have_no_hadolint_errors() {
+    for dockerfile in ["docker/Dockerfile", "docker/cuda.Dockerfile"] {
+        let output = run(
+            "hadolint",
+            &["--failure-threshold", "error", dockerfile],
+            &[],
+        );
+        assert!(output.status.success(), "{dockerfile}: {}", text(&output));
+    }
 }
 
 /// Where docker/install-check-tools.sh puts the schema tools.

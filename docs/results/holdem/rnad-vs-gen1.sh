@@ -34,7 +34,13 @@ cp "$config" "$run/given.toml"
 # one core, and a local run's evaluation holds its learner.
 timeout -s TERM "$seconds" "$bin/rnad-learner" local --config "$run/given.toml" --run-dir "$run" \
     --set "evaluation.panel_extra=[\"gain:$panel_gen\"]" --set evaluation.deals=500 \
-    --set evaluation.interval_seconds=120 "${overrides[@]}" > "$run/progress.log" 2>&1 || [ $? -eq 124 ]
+    --set evaluation.interval_seconds=120 "${overrides[@]}" > "$run/progress.log" 2>&1 || status=$?
+# 124: stopped by the timeout, as planned.
+if [ "${status:-0}" -ne 0 ] && [ "$status" -ne 124 ]; then
+    tail -5 "$run/progress.log" >&2
+    echo "the run failed (exit $status): nothing written" >&2
+    exit 1
+fi
 if [ ! -s "$run/history.jsonl" ]; then
     tail -5 "$run/progress.log" >&2
     echo "no evaluation finished within $seconds s of training (the first, at step 0, takes about 15 s): nothing written" >&2

@@ -67,8 +67,9 @@ pub enum Command {
     /// Seed 002's experiment: reduced k-player CFR players against n − 1
     /// n-player CFR players, by the n-player CFR's iterations.
     Reduction(reduction::ReductionArgs),
-    /// Draw NashConv over training for a set of runs: per variant the mean
-    /// over seeds and the min–max band.
+    /// Draw NashConv (or any logged column) over training for a set of
+    /// runs: per variant the mean over seeds and the min–max band (one
+    /// seed's logged 95% interval for a match or LBR column).
     Plot(plot::PlotArgs),
     /// A run's target average replayed from its checkpoints under other
     /// horizon rules: each rule's NashConv every --every steps, as CSV.

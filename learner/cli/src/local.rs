@@ -95,7 +95,7 @@ pub fn run_local(
             }
             let metrics = ActorMetrics::in_registry(bound.registry.clone());
             for index in 0..config.actors.count {
-                let options = WorkerOptions {
+                let worker = WorkerOptions {
                     learner: bound.service.to_string(),
                     token: None,
                     games: None,
@@ -107,7 +107,7 @@ pub fn run_local(
                 actors.push(
                     std::thread::Builder::new()
                         .name(format!("actor-{index}"))
-                        .spawn(move || worker::run(&options, &shutdown, &metrics))
+                        .spawn(move || worker::run(&worker, &shutdown, &metrics))
                         .expect("spawn actor thread"),
                 );
             }

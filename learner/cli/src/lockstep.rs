@@ -37,8 +37,8 @@ impl Lockstep for LockstepActor {
         version: u64,
         size: usize,
     ) -> candle_core::Result<Vec<Trajectory>> {
-        // The parameters stay where the learner made them: the actor
-        // copies them to its own device if that is another.
+        // The published parameters are CPU copies; the actor copies them to
+        // its own device if that is another.
         let snapshot = PolicySnapshot {
             version,
             params: params.clone(),
