@@ -1,7 +1,7 @@
 //! An actor whose forward passes run on a GPU plays the CPU actor's games:
 //! the same behaviour policies (to float tolerance) and so the same
 //! sampled actions, through a change of snapshot (the parameters it keeps
-//! on the GPU must follow). Needs an NVIDIA GPU and the cuda build:
+//! on the GPU must follow); a GPU named twice is one device. Needs an NVIDIA GPU and the cuda build:
 //!
 //! ```sh
 //! source .ci/cuda-env.sh
@@ -11,7 +11,7 @@
 
 use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
-use rnad_common::net::{NetShape, ParamSet, TorsoKind};
+use rnad_common::net::{parse_device, NetShape, ParamSet, TorsoKind};
 use rnad_common::trajectory::Trajectory;
 use rnad_games::GameSpec;
 
@@ -66,4 +66,15 @@ fn a_gpu_actor_plays_the_cpu_actors_games() {
         }
         assert!(decisions >= 400, "{decisions}");
     }
+}
+
+/// The learner's `--device cuda` and the actors' `--actor-device cuda:0`
+/// are one device (one CUDA context), so parameters pass between them
+/// without a copy.
+#[test]
+#[ignore = "needs an NVIDIA GPU and the cuda build (see the file's header)"]
+fn one_gpu_named_twice_is_one_device() {
+    let learner = parse_device("cuda").unwrap();
+    let actors = parse_device("cuda:0").unwrap();
+    assert!(learner.same_device(&actors));
 }

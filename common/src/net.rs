@@ -8,6 +8,7 @@
 //! under them.
 
 use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use candle_core::{DType, Device, Result, Tensor};
 use rand::{RngExt, SeedableRng};
@@ -250,7 +251,8 @@ pub struct UnusableDevice(pub String);
 
 /// The device named `cpu`, `cuda` or `cuda:N`. CUDA needs a build with the
 /// `cuda` feature (`.ci/cuda-build.sh` makes one); without it the error
-/// says so.
+/// says so. Every name of one GPU in a process gives the same device (see
+/// [`cuda_device`]).
 pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
     let ordinal = match name {
         "cpu" => return Ok(Device::Cpu),
@@ -268,7 +270,7 @@ pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
         },
     };
     if cfg!(feature = "cuda") {
-        Device::new_cuda(ordinal).map_err(|e| {
+        cuda_device(ordinal).map_err(|e| {
             UnusableDevice(format!(
                 "cannot open CUDA device {ordinal} (no NVIDIA driver or GPU visible? in a \
                  container the NVIDIA container toolkit provides them: `docker run --gpus all`, \
@@ -280,6 +282,24 @@ pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
             "device {name:?}: this build has no CUDA support; build one with `bash .ci/cuda-build.sh --workspace` (target/cuda/release/)"
         )))
     }
+}
+
+/// CUDA device `ordinal`, opened once a process: candle makes a new
+/// context at each opening, and a GPU named twice (a learner's `--device`
+/// and its actors' `--actor-device`) wants one context, whose tensors then
+/// count as on the same device.
+fn cuda_device(ordinal: usize) -> Result<Device> {
+    static OPENED: OnceLock<Mutex<HashMap<usize, Device>>> = OnceLock::new();
+    let mut opened = OPENED
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(device) = opened.get(&ordinal) {
+        return Ok(device.clone());
+    }
+    let device = Device::new_cuda(ordinal)?;
+    opened.insert(ordinal, device.clone());
+    Ok(device)
 }
 
 /// Softmax over the legal actions (`mask` 1 legal, 0 illegal; each row has a

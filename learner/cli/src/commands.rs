@@ -303,13 +303,12 @@ impl Cli {
                 set,
                 run,
             } => resolve_config(config, run_dir, &set.overrides).and_then(|config| {
-                let open = run.options();
                 let options = LocalOptions {
                     max_steps,
                     progress: true,
-                    actor_device: shared_device(actor_device, &open.device),
-                    open,
+                    open: run.options(),
                     metrics,
+                    actor_device,
                 };
                 local(config, options)
             }),
@@ -373,10 +372,7 @@ impl Cli {
                 device,
                 actor_device,
                 set,
-            } => {
-                let actor_device = shared_device(actor_device, &device);
-                bench(config, &set.overrides, seconds, out, &device, &actor_device)
-            }
+            } => bench(config, &set.overrides, seconds, out, &device, &actor_device),
             Command::Config {
                 config,
                 set,
@@ -427,16 +423,6 @@ fn serve(
         || {},
     )?;
     Ok(())
-}
-
-/// The actors' device: the learner's own where both name the same GPU, so
-/// that it holds one CUDA context (each opening makes another).
-fn shared_device(actor: Device, learner: &Device) -> Device {
-    if actor.location() == learner.location() {
-        learner.clone()
-    } else {
-        actor
-    }
 }
 
 fn local(config: Config, options: LocalOptions) -> Result<(), CliError> {
