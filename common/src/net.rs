@@ -251,8 +251,8 @@ pub struct UnusableDevice(pub String);
 
 /// The device named `cpu`, `cuda` or `cuda:N`. CUDA needs a build with the
 /// `cuda` feature (`.ci/cuda-build.sh` makes one); without it the error
-/// says so. Every name of one GPU in a process gives the same device (see
-/// [`cuda_device`]).
+/// says so. Every name of one GPU in a process gives the same device: one
+/// CUDA context.
 pub fn parse_device(name: &str) -> std::result::Result<Device, UnusableDevice> {
     let ordinal = match name {
         "cpu" => return Ok(Device::Cpu),
