@@ -57,7 +57,7 @@ impl GainCnn {
         let h = h.max_pool2d(2)?;
         let h = c3.forward(&c2.forward(&h)?.relu()?)?.relu()?;
         let h = h.max_pool2d(2)?.flatten_from(1)?;
-        self.hidden.forward(&h)?.relu()
+        weight_first(&self.hidden, &h)?.relu()
     }
 
     /// Predicted gains `[N]` for planes `[N, 33, 17, 17]`, as a player
@@ -90,9 +90,25 @@ impl GainCnn {
     }
 }
 
+/// `layer` on rows `[N, in]`, multiplied as `(W · xᵀ)ᵀ` rather than as
+/// candle-nn's `x · Wᵀ`: the same values, but with the `gemm` crate's
+/// AVX-512 kernels the latter is several times slower on this 1,024 ×
+/// 1,024 layer when the rows are few, as at a player's decisions (4
+/// rows): it was half of a match's time
+/// (`docs/results/networks/README.md`, "AVX-512"). The result is a
+/// transposed view, which the ReLU after it reads once; on the narrower
+/// layers of the other networks that costs more than the order saves.
+fn weight_first(layer: &Linear, rows: &Tensor) -> Result<Tensor> {
+    let product = layer.weight().matmul(&rows.t()?)?.t()?;
+    match layer.bias() {
+        Some(bias) => product.broadcast_add(bias),
+        None => Ok(product),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use candle_core::Device;
+    use candle_core::{Device, Var};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -140,6 +156,44 @@ mod tests {
             total,
             26_432 + 25_632 + 51_264 + 102_464 + 1_049_600 + 1_025
         );
+    }
+
+    /// The hidden layer multiplied weight first gives what candle-nn's
+    /// layer gives, and the same gradients for its tensors and input.
+    #[test]
+    fn weight_first_is_the_layer() {
+        let (net, _) = network(2);
+        let tracked = |t: &Tensor| Var::from_tensor(t).unwrap().as_tensor().clone();
+        let layer = &Linear::new(tracked(net.hidden.weight()), net.hidden.bias().map(tracked));
+        let rows =
+            Var::from_tensor(&Tensor::randn(0f32, 1., (3, 1024), &Device::Cpu).unwrap()).unwrap();
+        let ours = weight_first(layer, &rows).unwrap();
+        let theirs = layer.forward(&rows).unwrap();
+        let gap = |a: &Tensor, b: &Tensor| {
+            let scale = b
+                .abs()
+                .unwrap()
+                .max_all()
+                .unwrap()
+                .to_scalar::<f32>()
+                .unwrap();
+            let gap = (a - b).unwrap().abs().unwrap().max_all().unwrap();
+            gap.to_scalar::<f32>().unwrap() / scale.max(1e-12)
+        };
+        assert_eq!(ours.dims(), &[3, 1024]);
+        assert!(gap(&ours, &theirs) < 1e-5);
+        // A loss that weighs each output differently, so that a transposed
+        // gradient would show.
+        let weights = Tensor::arange(0f32, 3. * 1024., &Device::Cpu)
+            .unwrap()
+            .reshape((3, 1024))
+            .unwrap();
+        let loss = |y: Tensor| (y.sqr().unwrap() * &weights).unwrap().sum_all().unwrap();
+        let ours = loss(ours).backward().unwrap();
+        let theirs = loss(theirs).backward().unwrap();
+        for tensor in [layer.weight(), layer.bias().unwrap(), rows.as_tensor()] {
+            assert!(gap(ours.get(tensor).unwrap(), theirs.get(tensor).unwrap()) < 1e-5);
+        }
     }
 
     /// A gain per input row, in [−1, 1]; without dropout the same input
