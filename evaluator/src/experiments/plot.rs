@@ -28,8 +28,6 @@ const COLOURS: [RGBColor; 7] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
 ];
-/// The smallest value a log axis shows (exact zeros are clamped to it).
-const LOG_FLOOR: f64 = 1e-6;
 
 /// What to draw.
 #[derive(Clone, Debug)]
@@ -133,7 +131,16 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
         .flat_map(|b| b.x.iter().copied())
         .fold(0.0, f64::max)
         .max(1.0);
-    let floor = |v: f64| if spec.log_y { v.max(LOG_FLOOR) } else { v };
+    let log_range = if spec.log_y {
+        Some(log_range(series)?)
+    } else {
+        None
+    };
+    // On a log axis, what lies at or below zero is drawn on its bottom.
+    let floor = |v: f64| match log_range {
+        Some((low, _)) => v.max(low),
+        None => v,
+    };
     let y_low = bands()
         .flat_map(|b| b.min.iter().copied())
         .fold(f64::INFINITY, f64::min);
@@ -152,8 +159,7 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
             spec,
             floor: &floor,
         };
-        if spec.log_y {
-            let (low, high) = (floor(y_low) / 1.5, floor(y_high) * 1.5);
+        if let Some((low, high)) = log_range {
             let ticks = log_ticks(low, high);
             chart.draw(
                 &root,
@@ -172,6 +178,25 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// A log axis's range: from the smallest positive value drawn (a line or
+/// a band's edge) to the largest, a factor of 1.5 beyond each. Values at
+/// or below zero (an exact NashConv of 0, an interval reaching below
+/// zero) do not stretch it: they lie on its bottom.
+fn log_range(series: &[Series]) -> Result<(f64, f64), String> {
+    let values = || {
+        series.iter().flat_map(|s| {
+            let band = &s.band;
+            band.min.iter().chain(&band.mean).chain(&band.max).copied()
+        })
+    };
+    let low = values().filter(|&v| v > 0.0).fold(f64::INFINITY, f64::min);
+    let high = values().fold(f64::NEG_INFINITY, f64::max);
+    if !low.is_finite() {
+        return Err("a log axis shows positive values, and the measures have none".into());
+    }
+    Ok((low / 1.5, high * 1.5))
 }
 
 /// The parts of a figure, drawn on either kind of vertical axis.
@@ -396,7 +421,7 @@ fn log_ticks(low: f64, high: f64) -> Vec<f64> {
 fn axis_label(value: f64) -> String {
     let magnitude = value.abs();
     // A linear axis crossing zero puts a tick at a rounding residue
-    // (2.2e-17); log axes never go below 1e-6.
+    // (2.2e-17).
     if magnitude < 1e-12 {
         "0".to_string()
     } else if magnitude >= 1e9 {
@@ -472,6 +497,33 @@ mod tests {
             (narrow[0] - 0.3).abs() < 1e-12 && narrow[7] == 1.0,
             "{narrow:?}"
         );
+    }
+
+    fn series_of(mean: &[f64], min: &[f64], max: &[f64]) -> Series {
+        Series {
+            label: "run".into(),
+            band: Band {
+                x: (0..mean.len()).map(|i| i as f64).collect(),
+                mean: mean.to_vec(),
+                min: min.to_vec(),
+                max: max.to_vec(),
+                edges: BandEdges::Interval95,
+            },
+        }
+    }
+
+    /// A log axis reaches down to the smallest positive value drawn, not
+    /// to a fixed floor: an interval below zero lies on its bottom.
+    #[test]
+    fn a_log_axis_spans_the_positive_values() {
+        let wide = series_of(&[4.0, 2.0], &[-3.0, 0.5], &[11.0, 3.5]);
+        let zero = series_of(&[0.0, 1.0], &[0.0, 0.8], &[0.0, 1.2]);
+        let (low, high) = log_range(&[wide, zero]).unwrap();
+        assert!((low - 0.5 / 1.5).abs() < 1e-12, "{low}");
+        assert!((high - 11.0 * 1.5).abs() < 1e-12, "{high}");
+        let none = series_of(&[-1.0], &[-2.0], &[0.0]);
+        let err = log_range(&[none]).unwrap_err();
+        assert!(err.contains("positive"), "{err}");
     }
 
     #[test]
