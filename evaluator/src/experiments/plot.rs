@@ -131,6 +131,15 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
         .flat_map(|b| b.x.iter().copied())
         .fold(0.0, f64::max)
         .max(1.0);
+    let y_low = bands()
+        .flat_map(|b| b.min.iter().copied())
+        .fold(f64::INFINITY, f64::min);
+    let y_high = bands()
+        .flat_map(|b| b.max.iter().copied())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !(y_low.is_finite() && y_high.is_finite()) {
+        return Err("no evaluations to draw".into());
+    }
     let log_range = if spec.log_y {
         Some(log_range(series)?)
     } else {
@@ -141,15 +150,6 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
         Some((low, _)) => v.max(low),
         None => v,
     };
-    let y_low = bands()
-        .flat_map(|b| b.min.iter().copied())
-        .fold(f64::INFINITY, f64::min);
-    let y_high = bands()
-        .flat_map(|b| b.max.iter().copied())
-        .fold(f64::NEG_INFINITY, f64::max);
-    if !(y_low.is_finite() && y_high.is_finite()) {
-        return Err("no evaluations to draw".into());
-    }
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
