@@ -91,13 +91,15 @@ impl GainCnn {
 }
 
 /// `layer` on rows `[N, in]`, multiplied as `(W · xᵀ)ᵀ` rather than as
-/// candle-nn's `x · Wᵀ`: the same values, but with the `gemm` crate's
-/// AVX-512 kernels the latter is several times slower on this 1,024 ×
-/// 1,024 layer when the rows are few, as at a player's decisions (4
-/// rows): it was half of a match's time
-/// (`docs/results/networks/README.md`, "AVX-512"). The result is a
-/// transposed view, which the ReLU after it reads once; on the narrower
-/// layers of the other networks that costs more than the order saves.
+/// candle-nn's `x · Wᵀ`: the same values, but the `gemm` crate's AVX-512
+/// kernels multiply this 1,024 × 1,024 layer in candle's order far more
+/// slowly than in this one when the rows are few, as at a player's
+/// decisions (4 rows), enough to make a match slower than with AVX2
+/// (`docs/results/networks/README.md`, "AVX-512"). The product comes out
+/// as a transposed view, which the bias's addition reads once into a
+/// plain tensor; on the narrower layers of the other networks that read
+/// costs more than the order saves. On a GPU (cuBLAS) the order is not
+/// known to matter either way and was not measured.
 fn weight_first(layer: &Linear, rows: &Tensor) -> Result<Tensor> {
     let product = layer.weight().matmul(&rows.t()?)?.t()?;
     match layer.bias() {
@@ -109,7 +111,7 @@ fn weight_first(layer: &Linear, rows: &Tensor) -> Result<Tensor> {
 #[cfg(test)]
 mod tests {
     use candle_core::{Device, Var};
-    use rand::SeedableRng;
+    use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
@@ -159,40 +161,44 @@ mod tests {
     }
 
     /// The hidden layer multiplied weight first gives what candle-nn's
-    /// layer gives, and the same gradients for its tensors and input.
+    /// layer gives, and the same gradients for its tensors and input, at
+    /// one row, a decision's few and an odd count, with a bias that is
+    /// not zero (a fresh network's are).
     #[test]
     fn weight_first_is_the_layer() {
         let (net, _) = network(2);
-        let tracked = |t: &Tensor| Var::from_tensor(t).unwrap().as_tensor().clone();
-        let layer = &Linear::new(tracked(net.hidden.weight()), net.hidden.bias().map(tracked));
-        let rows =
-            Var::from_tensor(&Tensor::randn(0f32, 1., (3, 1024), &Device::Cpu).unwrap()).unwrap();
-        let ours = weight_first(layer, &rows).unwrap();
-        let theirs = layer.forward(&rows).unwrap();
-        let gap = |a: &Tensor, b: &Tensor| {
-            let scale = b
-                .abs()
-                .unwrap()
-                .max_all()
-                .unwrap()
-                .to_scalar::<f32>()
-                .unwrap();
-            let gap = (a - b).unwrap().abs().unwrap().max_all().unwrap();
-            gap.to_scalar::<f32>().unwrap() / scale.max(1e-12)
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut random = |shape: &[usize]| {
+            let n = shape.iter().product();
+            let values = (0..n).map(|_| rng.random::<f32>() - 0.5).collect();
+            Tensor::from_vec(values, shape, &Device::Cpu).unwrap()
         };
-        assert_eq!(ours.dims(), &[3, 1024]);
-        assert!(gap(&ours, &theirs) < 1e-5);
-        // A loss that weighs each output differently, so that a transposed
-        // gradient would show.
-        let weights = Tensor::arange(0f32, 3. * 1024., &Device::Cpu)
-            .unwrap()
-            .reshape((3, 1024))
-            .unwrap();
-        let loss = |y: Tensor| (y.sqr().unwrap() * &weights).unwrap().sum_all().unwrap();
-        let ours = loss(ours).backward().unwrap();
-        let theirs = loss(theirs).backward().unwrap();
-        for tensor in [layer.weight(), layer.bias().unwrap(), rows.as_tensor()] {
-            assert!(gap(ours.get(tensor).unwrap(), theirs.get(tensor).unwrap()) < 1e-5);
+        let tracked = |t: &Tensor| Var::from_tensor(t).unwrap().as_tensor().clone();
+        let layer = Linear::new(
+            tracked(net.hidden.weight()),
+            Some(tracked(&random(&[1024]))),
+        );
+        let gap = |a: &Tensor, b: &Tensor| {
+            let scale = b.abs().unwrap().max_all().unwrap();
+            let gap = (a - b).unwrap().abs().unwrap().max_all().unwrap();
+            gap.to_scalar::<f32>().unwrap() / scale.to_scalar::<f32>().unwrap().max(1e-12)
+        };
+        for rows in [1, 3, 4] {
+            let input = tracked(&random(&[rows, 1024]));
+            let ours = weight_first(&layer, &input).unwrap();
+            let theirs = layer.forward(&input).unwrap();
+            assert_eq!(ours.dims(), &[rows, 1024]);
+            assert!(gap(&ours, &theirs) < 1e-5, "{rows} rows");
+            // A loss that weighs each output differently, so that a
+            // transposed gradient would show.
+            let weights = random(&[rows, 1024]);
+            let loss = |y: Tensor| (y.sqr().unwrap() * &weights).unwrap().sum_all().unwrap();
+            let ours = loss(ours).backward().unwrap();
+            let theirs = loss(theirs).backward().unwrap();
+            for tensor in [layer.weight(), layer.bias().unwrap(), &input] {
+                let (a, b) = (ours.get(tensor).unwrap(), theirs.get(tensor).unwrap());
+                assert!(gap(a, b) < 1e-5, "{rows} rows: {:?}", tensor.dims());
+            }
         }
     }
 

@@ -33,7 +33,9 @@ pub struct PlotArgs {
     /// consumed (to compare runs with different batch sizes on equal data).
     #[arg(long, value_enum, default_value_t = Axis::Steps)]
     pub x: Axis,
-    /// Logarithmic vertical axis.
+    /// Logarithmic vertical axis, from the smallest positive value drawn
+    /// (at most 8 decades below the largest); values at or below zero sit
+    /// on its bottom, and a measure with no positive value is refused.
     #[arg(long)]
     pub log_y: bool,
     /// Draw this numeric column instead of NashConv: any field of

@@ -28,6 +28,9 @@ const COLOURS: [RGBColor; 7] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
 ];
+/// The most decades a log axis spans below its largest value, so that a
+/// residue near zero does not crowd it with ticks.
+const LOG_DECADES: i32 = 8;
 
 /// What to draw.
 #[derive(Clone, Debug)]
@@ -140,13 +143,14 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
     if !(y_low.is_finite() && y_high.is_finite()) {
         return Err("no evaluations to draw".into());
     }
-    let log_range = if spec.log_y {
+    let log_axis = if spec.log_y {
         Some(log_range(series)?)
     } else {
         None
     };
-    // On a log axis, what lies at or below zero is drawn on its bottom.
-    let floor = |v: f64| match log_range {
+    // On a log axis, what lies below its bottom (at or below zero, or
+    // more than LOG_DECADES under the top) is drawn on the bottom.
+    let floor = |v: f64| match log_axis {
         Some((low, _)) => v.max(low),
         None => v,
     };
@@ -159,7 +163,7 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
             spec,
             floor: &floor,
         };
-        if let Some((low, high)) = log_range {
+        if let Some((low, high)) = log_axis {
             let ticks = log_ticks(low, high);
             chart.draw(
                 &root,
@@ -181,9 +185,11 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
 }
 
 /// A log axis's range: from the smallest positive value drawn (a line or
-/// a band's edge) to the largest, a factor of 1.5 beyond each. Values at
-/// or below zero (an exact NashConv of 0, an interval reaching below
-/// zero) do not stretch it: they lie on its bottom.
+/// a band's edge) to the largest, a factor of 1.5 beyond each, but at
+/// most [`LOG_DECADES`] decades deep. Values at or below zero (an exact
+/// NashConv of 0, an interval reaching below zero) and values deeper than
+/// that (a rounding residue of 1e-17) do not stretch it: they lie on its
+/// bottom.
 fn log_range(series: &[Series]) -> Result<(f64, f64), String> {
     let values = || {
         series.iter().flat_map(|s| {
@@ -196,6 +202,7 @@ fn log_range(series: &[Series]) -> Result<(f64, f64), String> {
     if !low.is_finite() {
         return Err("a log axis shows positive values, and the measures have none".into());
     }
+    let low = low.max(high / 10f64.powi(LOG_DECADES));
     Ok((low / 1.5, high * 1.5))
 }
 
@@ -421,7 +428,8 @@ fn log_ticks(low: f64, high: f64) -> Vec<f64> {
 fn axis_label(value: f64) -> String {
     let magnitude = value.abs();
     // A linear axis crossing zero puts a tick at a rounding residue
-    // (2.2e-17).
+    // (2.2e-17). The log axes drawn here (NashConv, losses, rates) stay
+    // far above 1e-12.
     if magnitude < 1e-12 {
         "0".to_string()
     } else if magnitude >= 1e9 {
@@ -521,6 +529,10 @@ mod tests {
         let (low, high) = log_range(&[wide, zero]).unwrap();
         assert!((low - 0.5 / 1.5).abs() < 1e-12, "{low}");
         assert!((high - 11.0 * 1.5).abs() < 1e-12, "{high}");
+        // A rounding residue does not take the axis 17 decades down.
+        let residue = series_of(&[5.0, 1e-17], &[5.0, 1e-17], &[5.0, 1e-17]);
+        let (low, _) = log_range(&[residue]).unwrap();
+        assert!((low - 5e-8 / 1.5).abs() < 1e-20, "{low}");
         let none = series_of(&[-1.0], &[-2.0], &[0.0]);
         let err = log_range(&[none]).unwrap_err();
         assert!(err.contains("positive"), "{err}");

@@ -1,23 +1,24 @@
 #!/usr/bin/env python3
-"""Tabulates compare.sh's figures: each workload's figure for the build
-before and after, every repeat, and the ratio of their means, as a
-Markdown table."""
+"""Tabulates compare.sh's figures (in OUT, default this folder): each
+workload's figure for the build before and after, every repeat, and the
+ratio of their means, as a Markdown table. Every figure is a rate: higher
+is faster."""
 import json
+import os
 import pathlib
 import re
 import statistics
 
-HERE = pathlib.Path(__file__).parent
+HERE = pathlib.Path(os.environ.get("OUT", pathlib.Path(__file__).parent))
 
 
-def figure(path):
-    """The figure a file holds: higher is faster for every one."""
+def read_result(path):
+    """A JSON report as a dict, or gain-train's log as its last
+    samples_per_second."""
     text = path.read_text()
     if path.suffix == ".txt":
-        # gain-train logs samples_per_second at its last step.
         return float(re.findall(r"samples_per_second=([0-9.]+)", text)[-1])
-    report = json.loads(text)
-    return report
+    return json.loads(text)
 
 
 WORKLOADS = [
@@ -42,13 +43,18 @@ WORKLOADS = [
 ]
 
 
+def repeat(path):
+    """The repeat number a file's name ends with."""
+    return int(path.stem.rsplit("-", 1)[1])
+
+
 def values(build, stem, pick):
-    files = sorted(HERE.glob(f"{build}-{stem}-*.*"))
-    return [pick(figure(f)) for f in files]
+    files = sorted(HERE.glob(f"{build}-{stem}-[0-9]*.*"), key=repeat)
+    return [pick(read_result(f)) for f in files]
 
 
 def show(xs):
-    return ", ".join(f"{x:,.0f}" if x >= 100 else f"{x:.3g}" for x in xs)
+    return ", ".join(f"{x:,.0f}" if x >= 100 else f"{x:#.3g}" for x in xs)
 
 
 print("| what | before | after | ratio of means |")
