@@ -28,19 +28,21 @@ WORKLOADS = [
      "match-gen2-heuristic", lambda r: r["games_per_second"]),
     ("`gain-train`, 60 steps of 32 on 2,000 heuristic hands: samples/s", "gain-train",
      lambda r: r),
-    ("card torso on hold'em `[32,256,256]`: learner steps/s", "bench-holdem-card_conv",
-     lambda r: r["learner_steps_per_second"]),
-    ("the same: one actor thread's decisions/s", "bench-holdem-card_conv",
-     lambda r: r["actor_decisions_per_second"]),
-    ("the same: whole local run, steps/s", "bench-holdem-card_conv",
-     lambda r: r["end_to_end_steps_per_second"]),
-    ("MLP on Leduc `[256,256]`: learner steps/s", "bench-leduc-mlp",
-     lambda r: r["learner_steps_per_second"]),
-    ("the same: one actor thread's decisions/s", "bench-leduc-mlp",
-     lambda r: r["actor_decisions_per_second"]),
-    ("the same: whole local run, steps/s", "bench-leduc-mlp",
-     lambda r: r["end_to_end_steps_per_second"]),
 ]
+
+# Each `rnad-learner bench` report gives the same three figures.
+BENCH_FIGURES = [
+    ("learner steps/s", "learner_steps_per_second"),
+    ("one actor thread's decisions/s", "actor_decisions_per_second"),
+    ("whole local run, steps/s", "end_to_end_steps_per_second"),
+]
+for title, stem in [
+    ("card torso on hold'em `[32,256,256]`", "bench-holdem-card_conv"),
+    ("MLP on Leduc `[256,256]`", "bench-leduc-mlp"),
+]:
+    for index, (figure, field) in enumerate(BENCH_FIGURES):
+        name = f"{title}: {figure}" if index == 0 else f"the same: {figure}"
+        WORKLOADS.append((name, stem, lambda r, field=field: r[field]))
 
 
 def repeat(path):
