@@ -31,6 +31,14 @@ const COLOURS: [RGBColor; 7] = [
 /// The most decades a log axis spans below its largest value, so that a
 /// residue near zero does not crowd it with ticks.
 const LOG_DECADES: i32 = 8;
+/// The title's font size in pixels.
+const TITLE_SIZE: u32 = 26;
+/// Characters of a title line: the figure's width, less the margins, over
+/// DejaVu Sans's wider characters (digits and most lower-case letters are
+/// 0.55–0.64 em), so that a long game spec wraps instead of running off.
+const TITLE_CHARS: usize = ((SIZE.0 - 40) as f64 / (0.64 * TITLE_SIZE as f64)) as usize;
+// A line holds a hold'em spec's longest parameters with room to spare.
+const _: () = assert!(TITLE_CHARS >= 60, "title lines too short for a game spec");
 
 /// What to draw.
 #[derive(Clone, Debug)]
@@ -158,6 +166,7 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let body = titled(&root, &spec.title)?;
         let chart = Chart {
             series,
             spec,
@@ -166,7 +175,7 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
         if let Some((low, high)) = log_axis {
             let ticks = log_ticks(low, high);
             chart.draw(
-                &root,
+                &body,
                 0.0..x_max,
                 (low..high).log_scale().with_key_points(ticks),
             )?;
@@ -177,7 +186,7 @@ fn render_svg(series: &[Series], spec: &PlotSpec) -> Result<String, String> {
             let high = y_high.max(0.0);
             let margin = ((high - low) * 0.05).max(1e-12);
             let low = if low < 0.0 { low - margin } else { low };
-            chart.draw(&root, 0.0..x_max, low..high + margin)?;
+            chart.draw(&body, 0.0..x_max, low..high + margin)?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
@@ -225,7 +234,6 @@ impl Chart<'_> {
         Y::CoordDescType: ValueFormatter<f64>,
     {
         let mut chart = ChartBuilder::on(root)
-            .caption(&self.spec.title, ("sans-serif", 26))
             .margin(20)
             .x_label_area_size(55)
             .y_label_area_size(80)
@@ -339,8 +347,8 @@ fn render_intervals(series: &[IntervalSeries], titles: &IntervalTitles) -> Resul
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&titles.title, ("sans-serif", 24))
+        let body = titled(&root, &titles.title)?;
+        let mut chart = ChartBuilder::on(&body)
             .margin(20)
             .x_label_area_size(55)
             .y_label_area_size(80)
@@ -387,6 +395,48 @@ fn render_intervals(series: &[IntervalSeries], titles: &IntervalTitles) -> Resul
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// Draws `title` across the top of `root`, wrapped to lines of at most
+/// [`TITLE_CHARS`], and returns the area under it.
+fn titled<'a>(
+    root: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    title: &str,
+) -> Result<DrawingArea<SVGBackend<'a>, plotters::coord::Shift>, String> {
+    let mut area = root.margin(15, 0, 0, 0);
+    for line in title_lines(title, TITLE_CHARS) {
+        area = area
+            .titled(line, ("sans-serif", TITLE_SIZE))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(area)
+}
+
+/// `title` as lines of at most `width` characters, broken after the last
+/// comma that fits (a game spec's parameters stay whole, `blind=100 50`
+/// included), else at the last space, else within a word.
+fn title_lines(title: &str, width: usize) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut rest = title.trim();
+    while rest.chars().count() > width {
+        // The byte index just past the `width`-th character.
+        let limit = rest
+            .char_indices()
+            .nth(width)
+            .map_or(rest.len(), |(i, _)| i);
+        let line = &rest[..limit];
+        let cut = line
+            .rfind(',')
+            .or_else(|| line.rfind(' '))
+            .map_or(limit, |i| i + 1)
+            .max(1);
+        lines.push(rest[..cut].trim_end());
+        rest = rest[cut..].trim_start();
+    }
+    if !rest.is_empty() || lines.is_empty() {
+        lines.push(rest);
+    }
+    lines
 }
 
 /// The legend of every figure: upper right, on a light box.
@@ -536,6 +586,40 @@ mod tests {
         let none = series_of(&[-1.0], &[-2.0], &[0.0]);
         let err = log_range(&[none]).unwrap_err();
         assert!(err.contains("positive"), "{err}");
+    }
+
+    /// A title wider than the figure wraps between a spec's parameters
+    /// (or words), keeps every character, and a short one stays one line.
+    #[test]
+    fn long_titles_wrap_between_parameters() {
+        let spec = "universal_poker(betting=nolimit,numPlayers=2,numRounds=4,\
+                    blind=100 50,firstPlayer=2 1 1 1,numSuits=4,numRanks=13,\
+                    numHoleCards=2,numBoardCards=0 3 1 1,stack=5000 5000,\
+                    bettingAbstraction=fchpa): lbr.mbb_per_hand";
+        let lines = title_lines(spec, 72);
+        assert_eq!(
+            lines,
+            [
+                "universal_poker(betting=nolimit,numPlayers=2,numRounds=4,blind=100 50,",
+                "firstPlayer=2 1 1 1,numSuits=4,numRanks=13,numHoleCards=2,",
+                "numBoardCards=0 3 1 1,stack=5000 5000,",
+                "bettingAbstraction=fchpa): lbr.mbb_per_hand",
+            ]
+        );
+        // Without a comma, at the last space that fits.
+        assert_eq!(
+            title_lines("leduc_poker: NashConv of the target policy", 20),
+            ["leduc_poker:", "NashConv of the", "target policy"]
+        );
+        assert_eq!(lines.concat().replace(' ', ""), spec.replace(' ', ""));
+        assert_eq!(
+            title_lines("kuhn_poker: NashConv", 72),
+            ["kuhn_poker: NashConv"]
+        );
+        assert_eq!(title_lines("", 72), [""]);
+        // A word longer than a line is cut inside it, a character at a time
+        // counted (not bytes).
+        assert_eq!(title_lines("ééééé", 2), ["éé", "éé", "é"]);
     }
 
     #[test]
