@@ -29,9 +29,10 @@
 #
 # The image's binaries are checked for debug sections (none). With
 # RNAD_SMOKE_CUDA=1 (.ci/run) it also builds rnad-cuda on the rnad image
-# (docker/build-cuda-image.sh) and checks that its learner lacks only the
-# driver, trains on the CPU with a stub driver in the driver's place, and
-# refuses --device=cuda there with a clear error.
+# (docker/build-cuda-image.sh) and checks that its learner, actor and
+# evaluator lack only the driver, that the learner trains on the CPU with a
+# stub driver in the driver's place, and that all three refuse
+# --device=cuda there with a clear error.
 #
 # Talks to containers only through ports published on 127.0.0.1. Needs root,
 # docker.io, debootstrap, curl, prometheus (Debian packages), Compose v2
@@ -165,10 +166,12 @@ if [ "${RNAD_SMOKE_CUDA:-0}" = 1 ]; then
     step "building rnad-cuda:smoke on rnad:smoke (docker/build-cuda-image.sh)"
     RNAD_IMAGE=rnad:smoke bash docker/build-cuda-image.sh rnad-cuda:smoke
 
-    step "rnad-cuda: only the driver is missing; with a stub driver it trains on the CPU and names the absent GPU"
-    unresolved=$("$docker_cli" run --rm rnad-cuda:smoke sh -c 'ldd /usr/local/bin/rnad-learner || true' | awk '/not found/ { print $1 }')
-    [ "$unresolved" = libcuda.so.1 ] \
-        || fail "rnad-cuda's learner lacks [$unresolved]: only the driver's libcuda.so.1 should be missing"
+    step "rnad-cuda: only the driver is missing; with a stub driver the learner trains on the CPU and each process names the absent GPU"
+    for binary in rnad-learner rnad-actor rnad-evaluator; do
+        unresolved=$("$docker_cli" run --rm rnad-cuda:smoke sh -c "ldd /usr/local/bin/$binary || true" | awk '/not found/ { print $1 }')
+        [ "$unresolved" = libcuda.so.1 ] \
+            || fail "rnad-cuda's $binary lacks [$unresolved]: only the driver's libcuda.so.1 should be missing"
+    done
     # The stub that .ci/cuda-env.sh builds to link against stands where the
     # container runtime would mount the host's driver; every call into it
     # fails.
@@ -188,6 +191,18 @@ if [ "${RNAD_SMOKE_CUDA:-0}" = 1 ]; then
     fi
     grep -q "cannot open CUDA device 0" "$work/cuda-gpu.log" \
         || { cat "$work/cuda-gpu.log" >&2; fail "rnad-cuda's learner did not say it cannot open the GPU"; }
+    # The actor and the evaluator's gain-train are CUDA builds too: they
+    # refuse --device cuda the same way (a CPU build would say it has no
+    # CUDA support instead).
+    for command in "rnad-actor --learner 127.0.0.1:1 --device cuda" \
+        "rnad-evaluator gain-train --game holdem --log /tmp/none --out /tmp/net --device cuda"; do
+        binary=${command%% *}
+        if timeout 120 "$docker_cli" run "${with_stub_driver[@]}" rnad-cuda:smoke $command >"$work/cuda-$binary.log" 2>&1; then
+            fail "rnad-cuda's $binary opened a CUDA device through the stub driver"
+        fi
+        grep -q "cannot open CUDA device 0" "$work/cuda-$binary.log" \
+            || { cat "$work/cuda-$binary.log" >&2; fail "rnad-cuda's $binary did not say it cannot open the GPU"; }
+    done
     echo "   ok: $(grep -c . "$work/cuda-cpu.log") log lines on the CPU; on cuda: $(head -1 "$work/cuda-gpu.log" | cut -c1-90)..."
 fi
 

@@ -15,10 +15,11 @@ use serde_json::{json, Value};
 
 const KUBERNETES: &str = "deploy/kubernetes";
 const RULE: &str = "deploy/kubernetes/overlays/prometheus-operator/prometheus-rule.yaml";
-const OVERLAYS: [&str; 5] = [
+const OVERLAYS: [&str; 6] = [
     "base",
     "overlays/prometheus-operator",
     "overlays/gpu",
+    "overlays/gpu-actors",
     "overlays/autoscale",
     "overlays/sweep",
 ];
@@ -308,18 +309,34 @@ fn what_the_overlay_adds(overlay: &str, docs: &[Value]) {
         let set = docs.iter().find(|d| d["kind"] == "StatefulSet").unwrap();
         set["spec"]["template"]["spec"]["containers"][0].clone()
     };
+    let actor = || {
+        let deployment = docs
+            .iter()
+            .find(|d| d["kind"] == "Deployment" && d["metadata"]["name"] == "rnad-actor")
+            .unwrap();
+        deployment["spec"]["template"]["spec"]["containers"][0].clone()
+    };
+    // A container on one GPU: the CUDA image, a GPU of its own, and told
+    // to use it.
+    let on_a_gpu = |container: &Value| {
+        container["image"]
+            .as_str()
+            .is_some_and(|i| i.starts_with("rnad-cuda"))
+            && container["resources"]["limits"]["nvidia.com/gpu"] == 1
+            && container["args"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("--device=cuda"))
+    };
     match overlay {
         "overlays/prometheus-operator" => {
             assert_eq!((count("PodMonitor"), count("PrometheusRule")), (2, 1));
         }
         "overlays/gpu" => {
-            let learner = learner();
-            assert_eq!(learner["resources"]["limits"]["nvidia.com/gpu"], 1);
-            assert!(learner["args"]
-                .as_array()
-                .unwrap()
-                .contains(&json!("--device=cuda")));
+            assert!(on_a_gpu(&learner()));
+            assert!(!on_a_gpu(&actor()));
         }
+        "overlays/gpu-actors" => assert!(on_a_gpu(&learner()) && on_a_gpu(&actor())),
         "overlays/autoscale" => assert_eq!(count("HorizontalPodAutoscaler"), 1),
         "overlays/sweep" => assert_eq!((count("Job"), count("StatefulSet")), (1, 0)),
         _ => assert_eq!(count("StatefulSet"), 1),
