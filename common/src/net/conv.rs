@@ -141,29 +141,38 @@ impl Geometry {
         self.images_per_chunk() * self.cells() * channels
     }
 
-    /// For each cell of a chunk of `images` and each kernel cell that
-    /// falls inside the plane: where its run of `inputs` values starts
-    /// among the chunk's patch rows and in the chunk's channel-last input.
-    fn for_each_tap(&self, images: usize, mut tap: impl FnMut(usize, usize)) {
-        let half = self.kernel / 2;
+    /// For each cell of a chunk of `images` and each row of the kernel,
+    /// the runs that make up that row's part of the cell's patch row: the
+    /// kernel cells inside the plane, whose `inputs` values each lie side
+    /// by side in the channel-last input as in the patch row, and those
+    /// outside it on either side (the zero padding). Each run as where it
+    /// starts among the chunk's patch rows, where in the chunk's input
+    /// (`None` for padding), and its length.
+    fn for_each_run(&self, images: usize, mut run: impl FnMut(usize, Option<usize>, usize)) {
+        let (half, kernel, n) = (self.kernel / 2, self.kernel, self.inputs);
         for image in 0..images {
             for y in 0..self.height {
                 for x in 0..self.width {
                     let row = (image * self.cells() + y * self.width + x) * self.patch();
-                    for ky in 0..self.kernel {
+                    // The kernel columns over the plane: x + kx - half in
+                    // 0..width.
+                    let first = half.saturating_sub(x);
+                    let end = kernel.min(self.width + half - x);
+                    for ky in 0..kernel {
+                        let start = row + ky * kernel * n;
                         let Some(in_y) = (y + ky).checked_sub(half).filter(|&v| v < self.height)
                         else {
+                            run(start, None, kernel * n);
                             continue;
                         };
-                        for kx in 0..self.kernel {
-                            let Some(in_x) = (x + kx).checked_sub(half).filter(|&v| v < self.width)
-                            else {
-                                continue;
-                            };
-                            let patch = row + (ky * self.kernel + kx) * self.inputs;
-                            let input =
-                                ((image * self.height + in_y) * self.width + in_x) * self.inputs;
-                            tap(patch, input);
+                        if first > 0 {
+                            run(start, None, first * n);
+                        }
+                        let in_x = x + first - half;
+                        let input = ((image * self.height + in_y) * self.width + in_x) * n;
+                        run(start + first * n, Some(input), (end - first) * n);
+                        if end < kernel {
+                            run(start + end * n, None, (kernel - end) * n);
                         }
                     }
                 }
@@ -171,12 +180,15 @@ impl Geometry {
         }
     }
 
-    /// A chunk of `images`' patch rows from their channel-last input.
+    /// A chunk of `images`' patch rows from their channel-last input,
+    /// each value written once (the padding's zeros included).
     fn gather_patches(&self, last: &[f32], images: usize, rows: &mut [f32]) {
-        rows.fill(0.0);
-        let n = self.inputs;
-        self.for_each_tap(images, |patch, input| {
-            rows[patch..patch + n].copy_from_slice(&last[input..input + n]);
+        self.for_each_run(images, |patch, input, len| {
+            let run = &mut rows[patch..patch + len];
+            match input {
+                Some(input) => run.copy_from_slice(&last[input..input + len]),
+                None => run.fill(0.0),
+            }
         });
     }
 
@@ -229,11 +241,13 @@ impl Geometry {
     /// Adds a chunk of `images`' patch rows back onto the channel-last
     /// cells they came from.
     fn scatter_patches(&self, rows: &[f32], images: usize, last: &mut [f32]) {
-        let n = self.inputs;
-        self.for_each_tap(images, |patch, input| {
-            for (cell, value) in last[input..input + n]
+        self.for_each_run(images, |patch, input, len| {
+            let Some(input) = input else {
+                return;
+            };
+            for (cell, value) in last[input..input + len]
                 .iter_mut()
-                .zip(&rows[patch..patch + n])
+                .zip(&rows[patch..patch + len])
             {
                 *cell += value;
             }
@@ -535,6 +549,52 @@ mod tests {
             .unwrap()
             .to_scalar()
             .unwrap()
+    }
+
+    /// Patch rows written over a buffer of leftovers (NaN) are each
+    /// image's cells in the kernel's window, row, column, then plane, with
+    /// zeros where the window leaves the plane: every value written, none
+    /// left over.
+    #[test]
+    fn patch_rows_hold_each_window_and_zero_padding() {
+        let (images, inputs, height, width, kernel) = (2, 3, 4, 5, 3);
+        let geometry = Geometry {
+            images,
+            inputs,
+            outputs: 1,
+            height,
+            width,
+            kernel,
+        };
+        // Channel-last input whose every value differs from zero.
+        let last: Vec<f32> = (0..images * height * width * inputs)
+            .map(|i| i as f32 + 1.0)
+            .collect();
+        let mut rows = vec![f32::NAN; images * height * width * kernel * kernel * inputs];
+        geometry.gather_patches(&last, images, &mut rows);
+        let mut expected = Vec::new();
+        for image in 0..images {
+            for y in 0..height as isize {
+                for x in 0..width as isize {
+                    for dy in -1..=1 {
+                        for dx in -1..=1 {
+                            let (in_y, in_x) = (y + dy, x + dx);
+                            let inside = (0..height as isize).contains(&in_y)
+                                && (0..width as isize).contains(&in_x);
+                            for plane in 0..inputs {
+                                expected.push(if inside {
+                                    let cell = in_y as usize * width + in_x as usize;
+                                    last[(image * height * width + cell) * inputs + plane]
+                                } else {
+                                    0.0
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(rows, expected);
     }
 
     /// The layer against candle's `conv2d` with the same tensors: the
