@@ -12,6 +12,8 @@
 //! which is slow on the small planes the card networks see; here each
 //! product has hundreds of rows. The gradients are products of the same
 //! shapes (first order only: nothing here differentiates a gradient).
+//! An input zero outside a band of rows (seed 004's planes) is convolved
+//! only where the band reaches.
 //! `learner/cli/benches/convolution.rs` times both on the networks'
 //! layers. On other devices (and dtypes) the layer is candle's `conv2d`.
 
@@ -62,14 +64,68 @@ impl Module for Conv {
     fn forward(&self, planes: &Tensor) -> Result<Tensor> {
         let (outputs, _, kernel, _) = self.weight.dims4()?;
         let convolved = if planes.device().is_cpu() && planes.dtype() == DType::F32 {
-            planes
-                .contiguous()?
-                .apply_op2(&self.weight.contiguous()?, Convolve)?
+            self.convolve_on_cpu(&planes.contiguous()?)?
         } else {
             planes.conv2d(&self.weight, kernel / 2, 1, 1, 1)?
         };
         convolved.broadcast_add(&self.bias.reshape((outputs, 1, 1))?)
     }
+}
+
+impl Conv {
+    /// The convolution without the bias, of contiguous f32 planes on the
+    /// CPU. Planes that no gradient reaches (a network's input) and that
+    /// are zero outside a band of rows, as seed 004's are (rows 6–9 of
+    /// 17), are convolved only over the rows the kernel carries the band
+    /// to; the output's other rows are zero, as their windows hold only
+    /// zeros. Where a gradient must reach the planes every row is
+    /// convolved: the zero rows' gradient is not zero.
+    fn convolve_on_cpu(&self, planes: &Tensor) -> Result<Tensor> {
+        let weight = self.weight.contiguous()?;
+        let (_, _, height, _) = planes.dims4()?;
+        let half = weight.dim(2)? / 2;
+        let band = if planes.track_op() {
+            0..height
+        } else {
+            rows_in_use(planes)?
+        };
+        let (top, bottom) = (
+            band.start.saturating_sub(half),
+            (band.end + half).min(height),
+        );
+        if band.is_empty() || (top == 0 && bottom == height) {
+            return planes.apply_op2(&weight, Convolve);
+        }
+        planes
+            .narrow(2, top, bottom - top)?
+            .contiguous()?
+            .apply_op2(&weight, Convolve)?
+            .pad_with_zeros(2, top, height - bottom)
+    }
+}
+
+/// The rows of contiguous f32 planes `[N, C, H, W]` on the CPU that hold
+/// a value other than zero in some image and plane: from the first to the
+/// last of them (empty when every value is zero).
+fn rows_in_use(planes: &Tensor) -> Result<std::ops::Range<usize>> {
+    let (images, channels, height, width) = planes.dims4()?;
+    let (storage, layout) = planes.storage_and_layout();
+    let candle_core::Storage::Cpu(storage) = &*storage else {
+        candle_core::bail!("the convolution's planes are not on the CPU");
+    };
+    let values = f32_slice(storage, layout, "planes")?;
+    let used = |row: usize| {
+        (0..images * channels).any(|plane| {
+            values[(plane * height + row) * width..][..width]
+                .iter()
+                .any(|&v| v != 0.0)
+        })
+    };
+    let Some(first) = (0..height).find(|&row| used(row)) else {
+        return Ok(0..0);
+    };
+    let last = (first..height).rfind(|&row| used(row)).unwrap_or(first);
+    Ok(first..last + 1)
 }
 
 /// The sizes of one convolution.
@@ -595,6 +651,67 @@ mod tests {
             }
         }
         assert_eq!(rows, expected);
+    }
+
+    /// Planes zero outside a band of rows, as seed 004's are, give the
+    /// output and the kernel's and bias's gradients of candle's `conv2d`,
+    /// whether the band is cropped (planes no gradient reaches) or not
+    /// (planes with a gradient, which must then be right in the zero rows
+    /// too): bands in the middle, at either edge, of one row, too wide to
+    /// crop, and no band at all.
+    #[test]
+    fn planes_zero_outside_a_band_of_rows() {
+        let device = Device::Cpu;
+        let (images, inputs, outputs, height, width, kernel) = (3, 4, 5, 17, 17, 5);
+        let map = VarMap::new();
+        let vb = VarBuilder::from_varmap(&map, DType::F32, &device);
+        let conv = Conv::build(inputs, outputs, kernel, vb).unwrap();
+        for var in map.all_vars() {
+            var.set(&var.randn_like(0.0, 1.0).unwrap()).unwrap();
+        }
+        let weights = Tensor::randn(0f32, 1.0, (images, outputs, height, width), &device).unwrap();
+        let loss = |out: &Tensor| (out * &weights).unwrap().sum_all().unwrap();
+        for band in [6..10, 0..3, 15..17, 8..9, 1..16, 0..0] {
+            let mask: Vec<f32> = (0..height)
+                .map(|row| f32::from(band.contains(&row)))
+                .collect();
+            let mask = Tensor::from_vec(mask, (1, 1, height, 1), &device).unwrap();
+            let planes = Tensor::randn(0f32, 1.0, (images, inputs, height, width), &device)
+                .unwrap()
+                .broadcast_mul(&mask)
+                .unwrap();
+            assert_eq!(rows_in_use(&planes).unwrap(), band);
+            let reference = planes
+                .conv2d(&conv.weight, kernel / 2, 1, 1, 1)
+                .unwrap()
+                .broadcast_add(&conv.bias.reshape((outputs, 1, 1)).unwrap())
+                .unwrap();
+            let expected = loss(&reference).backward().unwrap();
+            let tracked = Var::from_tensor(&planes).unwrap();
+            for input in [&planes, tracked.as_tensor()] {
+                let ours = conv.forward(input).unwrap();
+                let difference = largest(&(&ours - &reference).unwrap());
+                assert!(
+                    difference <= 1e-5 * largest(&reference),
+                    "{band:?}: {difference}"
+                );
+                let got = loss(&ours).backward().unwrap();
+                for param in [&conv.weight, &conv.bias] {
+                    let (g, e) = (got.get(param).unwrap(), expected.get(param).unwrap());
+                    let difference = largest(&(g - e).unwrap());
+                    assert!(difference <= 1e-4 * largest(e), "{band:?}: {difference}");
+                }
+                if input.track_op() {
+                    let g = got.get(input).unwrap();
+                    let e = loss(&tracked.conv2d(&conv.weight, kernel / 2, 1, 1, 1).unwrap())
+                        .backward()
+                        .unwrap();
+                    let e = e.get(input).unwrap();
+                    let difference = largest(&(g - e).unwrap());
+                    assert!(difference <= 1e-4 * largest(e), "{band:?}: {difference}");
+                }
+            }
+        }
     }
 
     /// The layer against candle's `conv2d` with the same tensors: the
