@@ -185,25 +185,20 @@ if [ "${RNAD_SMOKE_CUDA:-0}" = 1 ]; then
         || { tail -20 "$work/cuda-cpu.log" >&2; fail "rnad-cuda's learner did not train on the CPU"; }
     grep -q "^step 100: NashConv" "$work/cuda-cpu.log" \
         || { tail -20 "$work/cuda-cpu.log" >&2; fail "rnad-cuda's CPU run printed no NashConv at step 100"; }
-    if timeout 300 "$docker_cli" run "${with_stub_driver[@]}" rnad-cuda:smoke rnad-learner local \
-        --config /etc/rnad/configs/kuhn.toml --run-dir /tmp/run --max-steps 1 --device cuda >"$work/cuda-gpu.log" 2>&1; then
-        fail "rnad-cuda's learner opened a CUDA device through the stub driver"
-    fi
-    grep -q "cannot open CUDA device 0" "$work/cuda-gpu.log" \
-        || { cat "$work/cuda-gpu.log" >&2; fail "rnad-cuda's learner did not say it cannot open the GPU"; }
-    # The actor and the evaluator's gain-train are CUDA builds too: they
-    # refuse --device cuda the same way (a CPU build would say it has no
-    # CUDA support instead).
-    for command in "rnad-actor --learner 127.0.0.1:1 --device cuda" \
-        "rnad-evaluator gain-train --game holdem --log /tmp/none --out /tmp/net --device cuda"; do
-        binary=${command%% *}
-        if timeout 120 "$docker_cli" run "${with_stub_driver[@]}" rnad-cuda:smoke $command >"$work/cuda-$binary.log" 2>&1; then
+    # Each of its binaries, told to use the GPU, names the missing one (a
+    # CPU build would say it has no CUDA support instead).
+    refuses_the_gpu() { # binary, then its arguments
+        local binary=$1
+        if timeout 300 "$docker_cli" run "${with_stub_driver[@]}" rnad-cuda:smoke "$@" >"$work/cuda-$binary.log" 2>&1; then
             fail "rnad-cuda's $binary opened a CUDA device through the stub driver"
         fi
         grep -q "cannot open CUDA device 0" "$work/cuda-$binary.log" \
             || { cat "$work/cuda-$binary.log" >&2; fail "rnad-cuda's $binary did not say it cannot open the GPU"; }
-    done
-    echo "   ok: $(grep -c . "$work/cuda-cpu.log") log lines on the CPU; on cuda: $(head -1 "$work/cuda-gpu.log" | cut -c1-90)..."
+    }
+    refuses_the_gpu rnad-learner local --config /etc/rnad/configs/kuhn.toml --run-dir /tmp/run --max-steps 1 --device cuda
+    refuses_the_gpu rnad-actor --learner 127.0.0.1:1 --device cuda
+    refuses_the_gpu rnad-evaluator gain-train --game holdem --log /tmp/none --out /tmp/net --device cuda
+    echo "   ok: $(grep -c . "$work/cuda-cpu.log") log lines on the CPU; on cuda: $(head -1 "$work/cuda-rnad-learner.log" | cut -c1-90)..."
 fi
 
 step "building rnad-smoke/prometheus from $(command -v prometheus)"

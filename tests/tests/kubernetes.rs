@@ -305,20 +305,15 @@ fn every_overlay_renders_validates_and_keeps_the_invariants() {
 /// were checked, not skipped).
 fn what_the_overlay_adds(overlay: &str, docs: &[Value]) {
     let count = |kind: &str| docs.iter().filter(|d| d["kind"] == kind).count();
-    let learner = || {
-        let set = docs.iter().find(|d| d["kind"] == "StatefulSet").unwrap();
-        set["spec"]["template"]["spec"]["containers"][0].clone()
+    let pod = |kind: &str| {
+        let workload = docs.iter().find(|d| d["kind"] == kind).unwrap();
+        workload["spec"]["template"]["spec"].clone()
     };
-    let actor = || {
-        let deployment = docs
-            .iter()
-            .find(|d| d["kind"] == "Deployment" && d["metadata"]["name"] == "rnad-actor")
-            .unwrap();
-        deployment["spec"]["template"]["spec"]["containers"][0].clone()
-    };
-    // A container on one GPU: the CUDA image, a GPU of its own, and told
-    // to use it.
-    let on_a_gpu = |container: &Value| {
+    let (learner, actor) = (|| pod("StatefulSet"), || pod("Deployment"));
+    // A pod on one GPU: the CUDA image, a GPU of its own, told to use it,
+    // and let onto GPU nodes despite their taint.
+    let on_a_gpu = |pod: &Value| {
+        let container = &pod["containers"][0];
         container["image"]
             .as_str()
             .is_some_and(|i| i.starts_with("rnad-cuda"))
@@ -327,6 +322,9 @@ fn what_the_overlay_adds(overlay: &str, docs: &[Value]) {
                 .as_array()
                 .unwrap()
                 .contains(&json!("--device=cuda"))
+            && pod["tolerations"]
+                .as_array()
+                .is_some_and(|t| t.iter().any(|t| t["key"] == "nvidia.com/gpu"))
     };
     match overlay {
         "overlays/prometheus-operator" => {
@@ -336,7 +334,14 @@ fn what_the_overlay_adds(overlay: &str, docs: &[Value]) {
             assert!(on_a_gpu(&learner()));
             assert!(!on_a_gpu(&actor()));
         }
-        "overlays/gpu-actors" => assert!(on_a_gpu(&learner()) && on_a_gpu(&actor())),
+        "overlays/gpu-actors" => {
+            assert!(on_a_gpu(&learner()) && on_a_gpu(&actor()));
+            let deployment = docs.iter().find(|d| d["kind"] == "Deployment").unwrap();
+            assert_eq!(
+                deployment["spec"]["strategy"]["rollingUpdate"]["maxSurge"],
+                0
+            );
+        }
         "overlays/autoscale" => assert_eq!(count("HorizontalPodAutoscaler"), 1),
         "overlays/sweep" => assert_eq!((count("Job"), count("StatefulSet")), (1, 0)),
         _ => assert_eq!(count("StatefulSet"), 1),

@@ -12,8 +12,8 @@
 //! which is slow on the small planes the card networks see; here each
 //! product has hundreds of rows. The gradients are products of the same
 //! shapes (first order only: nothing here differentiates a gradient).
-//! An input zero outside a band of rows (seed 004's planes) is convolved
-//! only where the band reaches.
+//! Planes that track no gradient and are zero outside a band of rows
+//! (seed 004's input) are convolved only where the band reaches.
 //! `learner/cli/benches/convolution.rs` times both on the networks'
 //! layers. On other devices (and dtypes) the layer is candle's `conv2d`.
 
@@ -74,34 +74,44 @@ impl Module for Conv {
 
 impl Conv {
     /// The convolution without the bias, of contiguous f32 planes on the
-    /// CPU. Planes that no gradient reaches (a network's input) and that
-    /// are zero outside a band of rows, as seed 004's are (rows 6–9 of
-    /// 17), are convolved only over the rows the kernel carries the band
-    /// to; the output's other rows are zero, as their windows hold only
-    /// zeros. Where a gradient must reach the planes every row is
-    /// convolved: the zero rows' gradient is not zero.
+    /// CPU. Planes that track no gradient (a network's input; in
+    /// inference, every layer's) and that are zero outside a band of rows,
+    /// as seed 004's are (rows 6–9 of 17), are convolved only over the
+    /// rows the kernel carries the band to; the output's other rows are
+    /// zero, as their windows hold only zeros. Where a gradient must reach
+    /// the planes every row is convolved: the zero rows' gradient is not
+    /// zero.
     fn convolve_on_cpu(&self, planes: &Tensor) -> Result<Tensor> {
         let weight = self.weight.contiguous()?;
         let (_, _, height, _) = planes.dims4()?;
-        let half = weight.dim(2)? / 2;
-        let band = if planes.track_op() {
-            0..height
+        let reached = if planes.track_op() {
+            None
         } else {
-            rows_in_use(planes)?
+            rows_reached(rows_in_use(planes)?, weight.dim(2)? / 2, height)
         };
-        let (top, bottom) = (
-            band.start.saturating_sub(half),
-            (band.end + half).min(height),
-        );
-        if band.is_empty() || (top == 0 && bottom == height) {
+        let Some(rows) = reached else {
             return planes.apply_op2(&weight, Convolve);
-        }
+        };
         planes
-            .narrow(2, top, bottom - top)?
+            .narrow(2, rows.start, rows.len())?
             .contiguous()?
             .apply_op2(&weight, Convolve)?
-            .pad_with_zeros(2, top, height - bottom)
+            .pad_with_zeros(2, rows.start, height - rows.end)
     }
+}
+
+/// The output rows that a band of input rows (the rest zero) reaches
+/// through a kernel of `half` cells either side of its centre, when they
+/// are not all `height` rows; `None` when they are, or when the band is
+/// empty (every row's output is then the bias alone, and the full
+/// convolution keeps the kernel in the gradient's graph).
+fn rows_reached(
+    band: std::ops::Range<usize>,
+    half: usize,
+    height: usize,
+) -> Option<std::ops::Range<usize>> {
+    let rows = band.start.saturating_sub(half)..(band.end + half).min(height);
+    (!band.is_empty() && rows != (0..height)).then_some(rows)
 }
 
 /// The rows of contiguous f32 planes `[N, C, H, W]` on the CPU that hold
@@ -613,44 +623,50 @@ mod tests {
     /// left over.
     #[test]
     fn patch_rows_hold_each_window_and_zero_padding() {
-        let (images, inputs, height, width, kernel) = (2, 3, 4, 5, 3);
-        let geometry = Geometry {
-            images,
-            inputs,
-            outputs: 1,
-            height,
-            width,
-            kernel,
-        };
-        // Channel-last input whose every value differs from zero.
-        let last: Vec<f32> = (0..images * height * width * inputs)
-            .map(|i| i as f32 + 1.0)
-            .collect();
-        let mut rows = vec![f32::NAN; images * height * width * kernel * kernel * inputs];
-        geometry.gather_patches(&last, images, &mut rows);
-        let mut expected = Vec::new();
-        for image in 0..images {
-            for y in 0..height as isize {
-                for x in 0..width as isize {
-                    for dy in -1..=1 {
-                        for dx in -1..=1 {
-                            let (in_y, in_x) = (y + dy, x + dx);
-                            let inside = (0..height as isize).contains(&in_y)
-                                && (0..width as isize).contains(&in_x);
-                            for plane in 0..inputs {
-                                expected.push(if inside {
-                                    let cell = in_y as usize * width + in_x as usize;
-                                    last[(image * height * width + cell) * inputs + plane]
-                                } else {
-                                    0.0
-                                });
+        // A 3×3 kernel, and 5×5 ones wider than the plane (padding on both
+        // sides of a kernel row).
+        for (images, inputs, height, width, kernel) in
+            [(2, 3, 4, 5, 3), (1, 2, 3, 1, 5), (2, 2, 3, 3, 5)]
+        {
+            let geometry = Geometry {
+                images,
+                inputs,
+                outputs: 1,
+                height,
+                width,
+                kernel,
+            };
+            // Channel-last input whose every value differs from zero.
+            let last: Vec<f32> = (0..images * height * width * inputs)
+                .map(|i| i as f32 + 1.0)
+                .collect();
+            let mut rows = vec![f32::NAN; images * height * width * kernel * kernel * inputs];
+            geometry.gather_patches(&last, images, &mut rows);
+            let half = kernel as isize / 2;
+            let mut expected = Vec::new();
+            for image in 0..images {
+                for y in 0..height as isize {
+                    for x in 0..width as isize {
+                        for dy in -half..=half {
+                            for dx in -half..=half {
+                                let (in_y, in_x) = (y + dy, x + dx);
+                                let inside = (0..height as isize).contains(&in_y)
+                                    && (0..width as isize).contains(&in_x);
+                                for plane in 0..inputs {
+                                    expected.push(if inside {
+                                        let cell = in_y as usize * width + in_x as usize;
+                                        last[(image * height * width + cell) * inputs + plane]
+                                    } else {
+                                        0.0
+                                    });
+                                }
                             }
                         }
                     }
                 }
             }
+            assert_eq!(rows, expected, "{:?}", (height, width, kernel));
         }
-        assert_eq!(rows, expected);
     }
 
     /// Planes zero outside a band of rows, as seed 004's are, give the
@@ -671,7 +687,15 @@ mod tests {
         }
         let weights = Tensor::randn(0f32, 1.0, (images, outputs, height, width), &device).unwrap();
         let loss = |out: &Tensor| (out * &weights).unwrap().sum_all().unwrap();
-        for band in [6..10, 0..3, 15..17, 8..9, 1..16, 0..0] {
+        // Each band with the rows convolved: its reach, or all (None).
+        for (band, reached) in [
+            (6..10, Some(4..12)),
+            (0..3, Some(0..5)),
+            (15..17, Some(13..17)),
+            (8..9, Some(6..11)),
+            (1..16, None),
+            (0..0, None),
+        ] {
             let mask: Vec<f32> = (0..height)
                 .map(|row| f32::from(band.contains(&row)))
                 .collect();
@@ -681,6 +705,7 @@ mod tests {
                 .broadcast_mul(&mask)
                 .unwrap();
             assert_eq!(rows_in_use(&planes).unwrap(), band);
+            assert_eq!(rows_reached(band.clone(), kernel / 2, height), reached);
             let reference = planes
                 .conv2d(&conv.weight, kernel / 2, 1, 1, 1)
                 .unwrap()
