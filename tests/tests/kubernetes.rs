@@ -305,10 +305,8 @@ fn every_overlay_renders_validates_and_keeps_the_invariants() {
 /// were checked, not skipped).
 fn what_the_overlay_adds(overlay: &str, docs: &[Value]) {
     let count = |kind: &str| docs.iter().filter(|d| d["kind"] == kind).count();
-    let pod = |kind: &str| {
-        let workload = docs.iter().find(|d| d["kind"] == kind).unwrap();
-        workload["spec"]["template"]["spec"].clone()
-    };
+    let workload = |kind: &str| docs.iter().find(|d| d["kind"] == kind).unwrap();
+    let pod = |kind: &str| workload(kind)["spec"]["template"]["spec"].clone();
     let (learner, actor) = (|| pod("StatefulSet"), || pod("Deployment"));
     // A pod on one GPU: the CUDA image, a GPU of its own, told to use it,
     // and let onto GPU nodes despite their taint.
@@ -336,11 +334,8 @@ fn what_the_overlay_adds(overlay: &str, docs: &[Value]) {
         }
         "overlays/gpu-actors" => {
             assert!(on_a_gpu(&learner()) && on_a_gpu(&actor()));
-            let deployment = docs.iter().find(|d| d["kind"] == "Deployment").unwrap();
-            assert_eq!(
-                deployment["spec"]["strategy"]["rollingUpdate"]["maxSurge"],
-                0
-            );
+            let strategy = &workload("Deployment")["spec"]["strategy"];
+            assert_eq!(strategy["rollingUpdate"]["maxSurge"], 0);
         }
         "overlays/autoscale" => assert_eq!(count("HorizontalPodAutoscaler"), 1),
         "overlays/sweep" => assert_eq!((count("Job"), count("StatefulSet")), (1, 0)),
