@@ -7,7 +7,7 @@
 # learning rate LEARNING_RATE, default 1e-3).
 # Both averages are judged by exact NashConv at every evaluation of the
 # same run, so they are compared at equal learner steps. Writes
-# seed-N/history.jsonl and seed-N/config.toml to OUT (default this folder).
+# seed-N/history.jsonl.gz and seed-N/config.toml to OUT (default this folder).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-docs/results/average-network}
@@ -29,7 +29,8 @@ for seed in ${SEEDS:-0}; do
         --set "average_network.own_reach_clip=$own_reach_clip" \
         --set "average_network.learning_rate=$learning_rate" > "$run/progress.log" 2>&1 || [ $? -eq 124 ]
     mkdir -p "$out/seed-$seed"
-    cp "$run/history.jsonl" "$run/config.toml" "$out/seed-$seed/"
+    cp "$run/config.toml" "$out/seed-$seed/"
+    gzip -9nc "$run/history.jsonl" > "$out/seed-$seed/history.jsonl.gz"
     rm -rf "$run"
-    echo "seed $seed: $(tail -1 "$out/seed-$seed/history.jsonl" | cut -c1-300)" >&2
+    echo "seed $seed: $(tail -1 "$run/history.jsonl" | cut -c1-300)" >&2
 done

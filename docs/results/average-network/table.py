@@ -5,7 +5,8 @@ a markdown table, then the ratio of the two averages from minute 4 on and
 their means from minute 8 on. Given several folders (runs of one setting),
 it prints each folder's tables, then the ratio over all their runs.
 Usage: python3 table.py [MINUTES [FOLDER...]] (each FOLDER holds
-seed-N/history.jsonl; default this folder)."""
+seed-N/history.jsonl.gz; default this folder)."""
+import gzip
 import json
 import pathlib
 import statistics
@@ -59,8 +60,8 @@ def print_folder(runs):
 all_runs = []
 for folder in folders:
     runs = [
-        (history.parent.name.split("-")[1], [json.loads(line) for line in history.read_text().splitlines()])
-        for history in sorted(folder.glob("seed-*/history.jsonl"))
+        (history.parent.name.split("-")[1], [json.loads(line) for line in gzip.open(history, "rt").read().splitlines()])
+        for history in sorted(folder.glob("seed-*/history.jsonl.gz"))
     ]
     if len(folders) > 1:
         print(f"\n{folder}\n")

@@ -10,7 +10,9 @@ run=$1
 out=docs/results/daihinmin/run-60min
 evaluator=target/release/rnad-evaluator
 mkdir -p "$out"
-cp "$run/config.toml" "$run/history.jsonl" "$run/training.jsonl" "$out/"
+cp "$run/config.toml" "$out/"
+gzip -9nc "$run/history.jsonl" > "$out/history.jsonl.gz"
+gzip -9nc "$run/training.jsonl" > "$out/training.jsonl.gz"
 for opponent in default random-sampling:20 previous; do
     "$evaluator" plot --runs "$run" --metric "head_to_head.$opponent.mean" --x wall \
         --title "daihinmin: points per game less 3 against four $opponent players" \

@@ -21,7 +21,9 @@ timeout -s TERM "$seconds" "$bin/rnad-learner" local --config configs/holdem.tom
     --set "average_network.own_reach_clip=$own_reach_clip" \
     > "$run/progress.log" 2>&1 || [ $? -eq 124 ]
 mkdir -p "$out"
-cp "$run/history.jsonl" "$run/training.jsonl" "$run/config.toml" "$out/"
+cp "$run/config.toml" "$out/"
+gzip -9nc "$run/history.jsonl" > "$out/history.jsonl.gz"
+gzip -9nc "$run/training.jsonl" > "$out/training.jsonl.gz"
 checkpoint=$(ls "$run"/checkpoints/*.safetensors | tail -1)
 average="checkpoint:$checkpoint:average_network"
 played="checkpoint:$checkpoint:target_postprocessed"

@@ -11,7 +11,9 @@ run=$1
 out=docs/results/holdem/run-30min
 evaluator=target/release/rnad-evaluator
 mkdir -p "$out"
-cp "$run/config.toml" "$run/history.jsonl" "$run/training.jsonl" "$out/"
+cp "$run/config.toml" "$out/"
+gzip -9nc "$run/history.jsonl" > "$out/history.jsonl.gz"
+gzip -9nc "$run/training.jsonl" > "$out/training.jsonl.gz"
 for opponent in heuristic uniform previous; do
     "$evaluator" plot --runs "$run" --metric "head_to_head.$opponent.mean" --x wall \
         --title "holdem: chips per game against $opponent (all-in equity, 100 chips = 1 bb)" \

@@ -47,7 +47,9 @@ if [ ! -s "$run/history.jsonl" ]; then
     exit 1
 fi
 mkdir -p "$out"
-cp "$run/history.jsonl" "$run/training.jsonl" "$run/config.toml" "$out/"
+cp "$run/config.toml" "$out/"
+gzip -9nc "$run/history.jsonl" > "$out/history.jsonl.gz"
+gzip -9nc "$run/training.jsonl" > "$out/training.jsonl.gz"
 checkpoint=$(ls "$run"/checkpoints/*.safetensors | tail -1)
 for opponent in "${opponents[@]}"; do
     "$bin/rnad-evaluator" match --game holdem --players "checkpoint:$checkpoint,$opponent" \
