@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use candle_core::Device;
 use clap::Parser;
-use rnad_common::logging::LogFormat;
-use rnad_common::net::parse_device;
+use rnad_net::parse_device;
+use rnad_process::logging::LogFormat;
 
 /// An rnad self-play actor: plays batched games with the learner's latest
 /// parameters and ships them to it. Gets the game and network from the

@@ -8,9 +8,9 @@ use rnad_actor::cli::Cli;
 use rnad_actor::metrics::ActorMetrics;
 use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{run, WorkerOptions};
-use rnad_common::logging::{self, Failure};
-use rnad_common::proto::handshake::Token;
-use rnad_common::shutdown::Shutdown;
+use rnad_process::logging::{self, Failure};
+use rnad_process::shutdown::Shutdown;
+use rnad_wire::handshake::Token;
 
 /// mimalloc instead of the system allocator: candle allocates and soon
 /// frees a buffer of up to hundreds of kilobytes for every tensor
@@ -21,7 +21,7 @@ use rnad_common::shutdown::Shutdown;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    rnad_common::compute::one_thread_per_product_unless_set();
+    rnad_net::compute::one_thread_per_product_unless_set();
     let cli = Cli::parse();
     let shutdown = Shutdown::on_signals();
     logging::init(cli.log_format);
@@ -36,7 +36,7 @@ fn main() -> ExitCode {
     };
     let metrics = ActorMetrics::new();
     let _runtime = match cli.metrics {
-        Some(addr) => match rnad_common::metrics::serve_blocking(addr, metrics.registry.clone()) {
+        Some(addr) => match rnad_process::metrics::serve_blocking(addr, metrics.registry.clone()) {
             Ok((runtime, bound)) => {
                 tracing::info!("metrics on http://{bound}/metrics");
                 Some(runtime)

@@ -13,11 +13,11 @@ use std::sync::Arc;
 use candle_core::{Device, Result, Tensor, TensorId};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_common::distinct::distinct_rows;
-use rnad_common::net::{legal_policy, NetShape, ParamSet, PolicyValueNet};
-use rnad_common::trajectory::{Decision, Trajectory};
 use rnad_games::sampling::inverse_cdf;
 use rnad_games::{Game, State, Turn};
+use rnad_net::distinct::distinct_rows;
+use rnad_net::{legal_policy, NetShape, ParamSet, PolicyValueNet};
+use rnad_wire::trajectory::{Decision, Trajectory};
 
 /// Where a [`SelfPlay`]'s random numbers come from: a ChaCha8 generator
 /// keyed by `seed`, on stream `stream`. Streams of one key are independent
@@ -286,8 +286,8 @@ fn skip_chance(rng: &mut ChaCha8Rng, state: &mut dyn State) {
 mod tests {
     use candle_core::{Device, Tensor};
     use rand::RngExt;
-    use rnad_common::net::{NetShape, ParamSet, PolicyValueNet, TorsoKind};
     use rnad_games::GameSpec;
+    use rnad_net::{NetShape, ParamSet, PolicyValueNet, TorsoKind};
 
     use super::{PolicySnapshot, RngStream, SelfPlay};
 

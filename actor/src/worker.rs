@@ -11,13 +11,13 @@
 //! seed, so no two sessions replay the same games.
 
 use candle_core::Device;
-use rnad_common::lifecycle::{run_sessions, Attempt};
-use rnad_common::net::NetShape;
-use rnad_common::net::PublishedSet;
-use rnad_common::proto::frames::MAX_SUBMIT_TRAJECTORIES;
-use rnad_common::proto::handshake::Token;
-use rnad_common::proto::{self, ClientError, Hello, LearnerServiceClient, Submission};
-use rnad_common::shutdown::Shutdown;
+use rnad_net::NetShape;
+use rnad_net::PublishedSet;
+use rnad_process::lifecycle::{run_sessions, Attempt};
+use rnad_process::shutdown::Shutdown;
+use rnad_wire::frames::MAX_SUBMIT_TRAJECTORIES;
+use rnad_wire::handshake::Token;
+use rnad_wire::{ClientError, Hello, LearnerServiceClient, Submission};
 
 use crate::metrics::ActorMetrics;
 use crate::selfplay::{PolicySnapshot, RngStream, SelfPlay};
@@ -80,7 +80,7 @@ async fn fetch_online(
 ) -> Result<Option<PolicySnapshot>, ClientError> {
     let reply = client
         .fetch_params(
-            proto::context(),
+            rnad_wire::context(),
             hello.clone(),
             have,
             vec![PublishedSet::Online],
@@ -111,13 +111,13 @@ async fn play_session(
     metrics: &ActorMetrics,
     attempt: &mut Attempt<'_, '_>,
 ) -> Result<(), ClientError> {
-    let proto::Joined {
+    let rnad_wire::Joined {
         client,
         config,
         hello,
         ..
-    } = proto::join(&options.learner, options.token.as_ref()).await?;
-    let shape = NetShape::for_config(&config);
+    } = rnad_wire::join(&options.learner, options.token.as_ref()).await?;
+    let shape = config.net_shape();
     let mut snapshot = fetch_online(&client, &hello, None, &shape)
         .await?
         .ok_or_else(|| ClientError::Other("the learner sent no parameters".into()))?;
@@ -146,7 +146,7 @@ async fn play_session(
             let rest = pending.split_off(pending.len().min(MAX_SUBMIT_TRAJECTORIES));
             let batch = std::mem::replace(&mut pending, rest);
             let ack = client
-                .submit(proto::context(), hello.clone(), Submission(batch))
+                .submit(rnad_wire::context(), hello.clone(), Submission(batch))
                 .await
                 .map_err(|e| ClientError::rpc("submitting", e))??;
             metrics.submits_total.inc();

@@ -11,7 +11,7 @@ fn retries_while_the_learner_is_away_and_exits_zero_on_sigterm() {
     let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("actor-retry.log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_rnad-actor"))
         .args(["--learner", &format!("127.0.0.1:{port}")])
-        .env("RUST_LOG", "rnad_common=debug,rnad_actor=info")
+        .env("RUST_LOG", "rnad_process=debug,rnad_actor=info")
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()

@@ -11,9 +11,9 @@
 
 use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
-use rnad_common::net::{parse_device, NetShape, ParamSet, TorsoKind};
-use rnad_common::trajectory::Trajectory;
 use rnad_games::GameSpec;
+use rnad_net::{parse_device, NetShape, ParamSet, TorsoKind};
+use rnad_wire::trajectory::Trajectory;
 
 /// 200 games with each of two snapshots, one after the other.
 fn play(mut actor: SelfPlay, shape: &NetShape) -> Vec<Trajectory> {

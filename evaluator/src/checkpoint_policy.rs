@@ -5,13 +5,13 @@
 
 use std::path::Path;
 
-use rnad_common::checkpoint::CheckpointFile;
-use rnad_common::config::Config;
-use rnad_common::history::PolicyKind;
-use rnad_common::net::{NetShape, ParamSet};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
 use rnad_games::GameSpec;
+use rnad_net::{NetShape, ParamSet};
+use rnad_run::checkpoint::CheckpointFile;
+use rnad_run::config::Config;
+use rnad_run::history::PolicyKind;
 
 use crate::error::EvaluatorError;
 use crate::network_player::{NetworkPlayer, NetworkValue};
@@ -74,7 +74,7 @@ impl CheckpointPolicies {
         kind: PolicyKind,
     ) -> Result<TabularPolicy, EvaluatorError> {
         self.check_game(tree)?;
-        let shape = NetShape::for_config(&self.config);
+        let shape = self.config.net_shape();
         let Some(params) = self.network_params(&shape, kind)? else {
             return self.target_average(tree);
         };
@@ -102,7 +102,7 @@ impl CheckpointPolicies {
                 self.game()
             )));
         }
-        let shape = NetShape::for_config(&self.config);
+        let shape = self.config.net_shape();
         let Some(params) = self.network_params(&shape, kind)? else {
             return Err(EvaluatorError::Usage(format!(
                 "{}: {kind} averages over every information state of a public tree, which {game} \

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use rnad_common::history::PolicyKind;
 use rnad_games::headtohead::sampled::Stopped;
 use rnad_games::policy::PolicyError;
+use rnad_run::history::PolicyKind;
 
 use crate::neural::NetworkError;
 use rnad_games::policy_file::PolicyFileError;
@@ -69,7 +69,7 @@ pub enum EvaluatorError {
     },
     /// A checkpoint that cannot be read.
     #[error(transparent)]
-    Checkpoint(#[from] rnad_common::checkpoint::CheckpointError),
+    Checkpoint(#[from] rnad_run::checkpoint::CheckpointError),
     /// Runs that cannot be plotted or summarised.
     #[error(transparent)]
     Experiment(#[from] crate::experiments::ExperimentError),

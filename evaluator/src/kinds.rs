@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use rnad_common::history::{NashConvs, PolicyKind};
-use rnad_common::net::{NetShape, ParamSet, PublishedSets};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::{PublicTree, PublicTreeError};
 use rnad_games::Game;
+use rnad_net::{NetShape, ParamSet, PublishedSets};
+use rnad_run::history::{NashConvs, PolicyKind};
 
 use crate::error::EvaluatorError;
 use crate::neural::{
@@ -158,12 +158,12 @@ impl KindEvaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rnad_common::config::Config;
+    use rnad_run::config::Config;
 
     #[test]
     fn a_network_with_non_finite_parameters_or_outputs_is_refused_naming_its_kind() {
         let config = Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
-        let shape = NetShape::for_config(&config);
+        let shape = config.net_shape();
         let evaluator = KindEvaluator::new(config.game.load(), shape.clone()).unwrap();
         let good = ParamSet::init(&shape, 0).unwrap();
         let mut tensors = good.tensors().to_vec();

@@ -3,8 +3,8 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use prometheus::{Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntGauge, Opts, Registry};
-use rnad_common::history::{HeadToHead, PolicyKind};
 use rnad_games::Game;
+use rnad_run::history::{HeadToHead, PolicyKind};
 
 use crate::kinds::KindReports;
 use crate::run_eval::Evaluation;

@@ -5,9 +5,9 @@
 //! states at once in one forward pass (a range's every hand).
 
 use candle_core::{Device, Tensor};
-use rnad_common::net::{first_nonfinite, legal_policy, NetShape, ParamSet, PolicyValueNet};
 use rnad_games::headtohead::sampled::{Player, ValueFunction};
 use rnad_games::{Action, State, Turn};
+use rnad_net::{first_nonfinite, legal_policy, NetShape, ParamSet, PolicyValueNet};
 
 use crate::neural::{post_process_row, NetworkError, POLICY_DISCRETIZATION, POLICY_THRESHOLD};
 
@@ -137,8 +137,8 @@ impl Player for NetworkPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rnad_common::net::TorsoKind;
     use rnad_games::GameSpec;
+    use rnad_net::TorsoKind;
 
     /// On Leduc, where every state can also be tabulated, the player gives
     /// the tabulated network's probabilities, and a range of states in one

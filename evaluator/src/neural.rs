@@ -4,9 +4,9 @@
 //! actions below a threshold, round to multiples of 1/n).
 
 use candle_core::{Device, Tensor};
-use rnad_common::net::{first_nonfinite, NetShape, ParamSet, PolicyValueNet};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
+use rnad_net::{first_nonfinite, NetShape, ParamSet, PolicyValueNet};
 
 use rnad_games::cfr::normalise_or_uniform;
 

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use crate::error::EvaluatorError;
 
-/// [`rnad_common::files::write_atomically`], naming the file in errors.
+/// [`rnad_run::files::write_atomically`], naming the file in errors.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), EvaluatorError> {
-    rnad_common::files::write_atomically(path, contents).map_err(|source| EvaluatorError::Write {
+    rnad_run::files::write_atomically(path, contents).map_err(|source| EvaluatorError::Write {
         path: path.to_path_buf(),
         source,
     })

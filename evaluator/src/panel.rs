@@ -12,9 +12,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rnad_common::history::HeadToHead;
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
+use rnad_run::history::HeadToHead;
 
 use crate::error::EvaluatorError;
 use crate::players::{PlayerSpec, Tabulator};

@@ -23,8 +23,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use rnad_common::history::PolicyKind;
 use rnad_games::daihinmin::{DefaultPlayer, MonteCarloPlayer, MonteCarloSpec};
+use rnad_run::history::PolicyKind;
 
 /// The names of seed 003's Monte-Carlo players (`NAME:N[:PARAMS]`).
 const MONTE_CARLO: [&str; 5] = [

@@ -9,20 +9,20 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rnad_common::checkpoint::SavedAverage;
-use rnad_common::config::{Config, EvaluationMode};
-use rnad_common::history::{HeadToHead, HistoryEntry, LocalBestResponse, PolicyKind};
-use rnad_common::net::NetShape;
 use rnad_games::public_tree::PublicTree;
 use rnad_games::Game;
+use rnad_net::NetShape;
+use rnad_run::checkpoint::SavedAverage;
+use rnad_run::config::{Config, EvaluationMode};
+use rnad_run::history::{HeadToHead, HistoryEntry, LocalBestResponse, PolicyKind};
 
 use crate::error::EvaluatorError;
 use crate::kinds::{KindEvaluator, KindReports};
 use crate::panel::Panel;
 use crate::policy_average::{PolicyAverage, SavedSums};
 use crate::sampled_panel::SampledPanel;
-use rnad_common::net::{ParamSet, PublishedSets};
 use rnad_games::policy_file::{policy_file_json, PolicyFileHeader};
+use rnad_net::{ParamSet, PublishedSets};
 use serde_json::Value;
 
 /// The evaluator of one run.
@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn extra_panel_players_are_refused_where_they_cannot_play() {
         let holdem = config("holdem", include_str!("../../configs/holdem.toml"));
-        let shape = NetShape::for_config(&holdem);
+        let shape = holdem.net_shape();
         for (spec, said) in [
             ("nonsense:1", "evaluation.panel_extra: \"nonsense:1\""),
             (
@@ -343,7 +343,7 @@ mod tests {
         }
         let mut leduc = config("leduc", include_str!("../../configs/leduc.toml"));
         leduc.evaluation.panel_extra = vec!["uniform".into()];
-        let error = RunEvaluator::new(&leduc, NetShape::for_config(&leduc), None)
+        let error = RunEvaluator::new(&leduc, leduc.net_shape(), None)
             .err()
             .unwrap()
             .to_string();
@@ -362,7 +362,7 @@ mod tests {
         holdem.network.hidden = vec![8];
         holdem.evaluation.deals = 20;
         holdem.evaluation.lbr_interval_evaluations = 0;
-        let shape = NetShape::for_config(&holdem);
+        let shape = holdem.net_shape();
         let params = ParamSet::init(&shape, 3).unwrap();
         let sets = PublishedSets {
             online: &params,

@@ -16,9 +16,6 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use rnad_common::config::Config;
-use rnad_common::history::{HeadToHead, LocalBestResponse};
-use rnad_common::net::{NetShape, ParamSet};
 use rnad_games::daihinmin::{Allocation, MonteCarloSpec};
 use rnad_games::headtohead::baselines::Baseline;
 use rnad_games::headtohead::chips_per_big_blind;
@@ -26,11 +23,14 @@ use rnad_games::headtohead::sampled::{play_duplicate, Player};
 use rnad_games::universal_poker::lbr::{local_best_response, LbrError, LbrOptions};
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_games::{Game, GameSpec};
+use rnad_net::{NetShape, ParamSet};
+use rnad_run::config::Config;
+use rnad_run::history::{HeadToHead, LocalBestResponse};
 
 use crate::error::EvaluatorError;
 use crate::network_player::NetworkPlayer;
 use crate::players::PlayerSpec;
-use rnad_common::history::PolicyKind;
+use rnad_run::history::PolicyKind;
 
 /// The bets LBR considers in training: fold, call, pot and all-in.
 const LBR_BETS: [usize; 2] = [2, 3];

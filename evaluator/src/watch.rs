@@ -20,13 +20,13 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rnad_common::config::EvaluationMode;
-use rnad_common::lifecycle::{run_sessions, Attempt};
-use rnad_common::net::{NetShape, PublishedSet, PublishedSets};
-use rnad_common::proto::handshake::Token;
-use rnad_common::proto::{self, ClientError, Incarnation, Params};
-use rnad_common::run_dir::RunDir;
-use rnad_common::shutdown::Shutdown;
+use rnad_net::{NetShape, PublishedSet, PublishedSets};
+use rnad_process::lifecycle::{run_sessions, Attempt};
+use rnad_process::shutdown::Shutdown;
+use rnad_run::config::EvaluationMode;
+use rnad_run::run_dir::RunDir;
+use rnad_wire::handshake::Token;
+use rnad_wire::{ClientError, Incarnation, Params};
 use serde::{Deserialize, Serialize};
 
 use crate::error::EvaluatorError;
@@ -55,7 +55,7 @@ pub struct WatchOptions {
 /// Watches until `shutdown` is cancelled. A last history line left
 /// unfinished by a crash is cut off first, so the file stays readable.
 pub fn run(options: &WatchOptions, shutdown: &Shutdown, metrics: &EvaluatorMetrics) {
-    match rnad_common::jsonl::cut_torn_tail(&options.history) {
+    match rnad_run::jsonl::cut_torn_tail(&options.history) {
         Ok(0) => {}
         Ok(bytes) => tracing::warn!(
             file = %options.history.display(),
@@ -136,7 +136,7 @@ fn read_saved_average(path: &Path) -> Option<SumsFile> {
     match serde_json::from_str(&text) {
         Ok(saved) => Some(saved),
         Err(error) => {
-            match rnad_common::files::move_aside(path) {
+            match rnad_run::files::move_aside(path) {
                 Ok(aside) => {
                     tracing::warn!(file = %path.display(), %error, aside = %aside.display(), "the target's saved average does not parse, moved aside; it starts afresh")
                 }
@@ -156,12 +156,12 @@ async fn session(
     attempt: &mut Attempt<'_, '_>,
     average: &mut CarriedAverage,
 ) -> Result<(), ClientError> {
-    let mut joined = proto::join(&options.learner, options.token.as_ref()).await?;
+    let mut joined = rnad_wire::join(&options.learner, options.token.as_ref()).await?;
     if let Some(mode) = options.mode {
         joined.config.evaluation.mode = mode;
     }
     let (config, learner) = (&joined.config, joined.learner);
-    let shape = NetShape::for_config(config);
+    let shape = config.net_shape();
     let mut evaluator = RunEvaluator::new(config, shape.clone(), options.panel_policy.as_deref())
         .map_err(|e| ClientError::Other(e.to_string()))?;
     evaluator.carry_over_average(average.live.take());
@@ -197,7 +197,7 @@ async fn session(
 /// connection fails, or the shutdown drops this future or stops an
 /// evaluation.
 async fn watch_params(
-    joined: &proto::Joined,
+    joined: &rnad_wire::Joined,
     shape: &NetShape,
     evaluator: &mut RunEvaluator,
     (options, metrics, shutdown): (&WatchOptions, &EvaluatorMetrics, &Shutdown),
@@ -208,7 +208,7 @@ async fn watch_params(
         let reply = joined
             .client
             .fetch_params(
-                proto::context(),
+                rnad_wire::context(),
                 joined.hello.clone(),
                 have,
                 PublishedSet::ALL.to_vec(),
@@ -225,7 +225,7 @@ async fn watch_params(
                 timer.elapsed(),
             );
             let entry = evaluation.entry(params.version, params.wall_seconds, params.decisions);
-            if let Err(error) = rnad_common::jsonl::append(&options.history, &entry) {
+            if let Err(error) = rnad_run::jsonl::append(&options.history, &entry) {
                 metrics.write_failures_total.inc();
                 tracing::error!(file = %options.history.display(), %error, "cannot append to the history; watching goes on");
             }
@@ -270,7 +270,7 @@ fn save_average(
     };
     let sums = average_sums_path(history);
     let json = serde_json::to_vec(&file).expect("sums serialise");
-    if let Err(error) = rnad_common::files::write_atomically(&sums, &json) {
+    if let Err(error) = rnad_run::files::write_atomically(&sums, &json) {
         metrics.write_failures_total.inc();
         tracing::error!(file = %sums.display(), %error, "cannot save the target's average; watching goes on");
     }
@@ -336,7 +336,7 @@ fn evaluate_params(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rnad_common::checkpoint::{AverageCounters, SavedAverage};
+    use rnad_run::checkpoint::{AverageCounters, SavedAverage};
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("rnad-watch-{name}-{}", std::process::id()));

@@ -5,14 +5,14 @@
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use rnad_common::config::{Averaging, Config};
-use rnad_common::history::PolicyKind;
-use rnad_common::history::{HeadToHead, HistoryEntry, LocalBestResponse, NashConvs};
 use rnad_evaluator::commands::Cli;
 use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::{load_run, load_runs};
 use rnad_evaluator::experiments::stats::{band, variant_stats, Axis, BandEdges, Measure};
 use rnad_evaluator::experiments::summary::{summary_csv, summary_markdown, CSV_HEADER};
+use rnad_run::config::{Averaging, Config};
+use rnad_run::history::PolicyKind;
+use rnad_run::history::{HeadToHead, HistoryEntry, LocalBestResponse, NashConvs};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -69,7 +69,7 @@ fn make_run(root: &Path, name: &str, config: Config, history: &[HistoryEntry]) -
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("config.toml"), config.to_toml()).unwrap();
     for entry in history {
-        rnad_common::jsonl::append(&dir.join("history.jsonl"), entry).unwrap();
+        rnad_run::jsonl::append(&dir.join("history.jsonl"), entry).unwrap();
     }
     dir
 }

@@ -4,8 +4,8 @@
 //! optional decoupled weight decay (AdamW's, off in the reference).
 
 use candle_core::{Device, Result, Tensor};
-use rnad_common::config::RnadConfig;
-use rnad_common::net::ParamSet;
+use rnad_net::ParamSet;
+use rnad_run::config::RnadConfig;
 
 /// Adam's fixed settings, all read from the run's config in one place.
 #[derive(Clone, Copy, Debug, PartialEq)]

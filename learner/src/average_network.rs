@@ -5,7 +5,7 @@
 //! Adam step fits a second network of the run's shape to the policies the
 //! reservoir holds, by cross-entropy over the legal actions. The policies
 //! are kept without the actions NeuRD holds at its threshold, as the
-//! `target_average` table averages them ([`rnad_common::held_actions`]).
+//! `target_average` table averages them ([`rnad_net::held_actions`]).
 //! Its policy at a state tends to the average of those policies there over
 //! the steps the reservoir samples, each state weighted by how often actors
 //! reach it, or, with `own_reach_clip`, by the own reach of the player to
@@ -22,11 +22,11 @@
 use candle_core::{Device, Result, Tensor};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_common::config::{AverageNetworkConfig, Config};
-use rnad_common::held_actions::drop_held_row;
-use rnad_common::net::{
+use rnad_net::held_actions::drop_held_row;
+use rnad_net::{
     first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, RecordedForward,
 };
+use rnad_run::config::{AverageNetworkConfig, Config};
 
 use crate::adam::{Adam, AdamSettings};
 use crate::reservoir::Reservoir;
@@ -70,7 +70,7 @@ pub struct AverageNetwork {
 impl AverageNetwork {
     /// The first averaged network of `config`'s run.
     pub fn initial(config: &Config) -> Result<AverageNetwork> {
-        let params = ParamSet::init(&NetShape::for_config(config), config.seed ^ SEED_OFFSET)?;
+        let params = ParamSet::init(&config.net_shape(), config.seed ^ SEED_OFFSET)?;
         let adam = Adam::new(&params, AdamSettings::from_config(&config.rnad))?;
         Ok(AverageNetwork { params, adam })
     }
@@ -114,7 +114,7 @@ impl AverageTrainer {
         Some(AverageTrainer {
             reservoir: Reservoir::new(settings.reservoir_size),
             settings,
-            shape: NetShape::for_config(config),
+            shape: config.net_shape(),
             beta: config.rnad.beta_neurd,
             rng,
         })
@@ -278,7 +278,7 @@ mod tests {
         let obs = Tensor::from_vec(obs, (2, shape.input), &Device::Cpu).unwrap();
         let legal =
             Tensor::ones((2, shape.actions), candle_core::DType::F32, &Device::Cpu).unwrap();
-        rnad_common::net::PolicyValueNet::new(shape, network.params.tensors())
+        rnad_net::PolicyValueNet::new(shape, network.params.tensors())
             .unwrap()
             .policy(&obs, &legal)
             .unwrap()
@@ -294,7 +294,7 @@ mod tests {
     /// network learns the mean of the two where every step weighs alike,
     /// and the newer one under a short horizon.
     fn averaged_after_two_phases(config: &Config, first_reach: f32) -> Vec<f32> {
-        let shape = NetShape::for_config(config);
+        let shape = config.net_shape();
         let mut trainer = AverageTrainer::for_config(config, 0).unwrap();
         let mut network = AverageNetwork::initial(config).unwrap();
         for step in 0..600u64 {
@@ -377,7 +377,7 @@ mod tests {
         // have taught 0.0195.
         let config = config(0);
         assert_eq!(config.rnad.beta_neurd, 2.0);
-        let shape = NetShape::for_config(&config);
+        let shape = config.net_shape();
         let mut trainer = AverageTrainer::for_config(&config, 0).unwrap();
         let mut network = AverageNetwork::initial(&config).unwrap();
         for step in 0..900u64 {

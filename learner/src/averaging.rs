@@ -4,8 +4,8 @@
 //! arithmetic mean that turns into an EMA.
 
 use candle_core::Result;
-use rnad_common::config::Averaging;
-use rnad_common::net::ParamSet;
+use rnad_net::ParamSet;
+use rnad_run::config::Averaging;
 
 /// The rate at which `θ_reg` moves toward `θ_target` at the `n`-th roll
 /// (`n` from 1): the new `θ_reg` is `θ_reg + rate · (θ_target − θ_reg)`.

@@ -8,8 +8,8 @@
 
 use std::ops::Range;
 
-use rnad_common::distinct::distinct_rows_of;
-use rnad_common::trajectory::Trajectory;
+use rnad_net::distinct::distinct_rows_of;
+use rnad_wire::trajectory::Trajectory;
 
 /// Row-major arrays over every decision of a batch (observations once
 /// per distinct one).
@@ -127,7 +127,7 @@ impl Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rnad_common::trajectory::Decision;
+    use rnad_wire::trajectory::Decision;
 
     /// A game of two-action decisions (obs, player, action, rewards), each
     /// played with μ = (0.25, 0.75).

@@ -2,18 +2,18 @@
 //! moments, the averaged network where the run trains one, counters,
 //! lockstep generator positions, the config), with the
 //! sums of the run's `target_average` policy where it keeps one, in the file
-//! format of [`rnad_common::checkpoint`], written atomically, the newest
+//! format of [`rnad_run::checkpoint`], written atomically, the newest
 //! `keep` kept.
 
 use std::path::{Path, PathBuf};
 
-use rnad_common::checkpoint::{
+use rnad_net::{first_nonfinite, ParamSet};
+use rnad_run::checkpoint::{
     self as format, CheckpointError, CheckpointFile, CheckpointMeta, SavedAverage,
 };
-use rnad_common::config::Config;
-use rnad_common::net::{first_nonfinite, NetShape, ParamSet};
+use rnad_run::config::Config;
 
-pub use rnad_common::checkpoint::{path_for, step_of};
+pub use rnad_run::checkpoint::{path_for, step_of};
 
 use crate::adam::{Adam, AdamSettings};
 use crate::average_network::AverageNetwork;
@@ -59,7 +59,7 @@ pub fn save(
     average: Option<&SavedAverage>,
     keep: usize,
 ) -> Result<PathBuf, LearnerError> {
-    let shape = NetShape::for_config(config);
+    let shape = config.net_shape();
     let meta = CheckpointMeta {
         format: format::FORMAT.into(),
         game: config.game.clone(),
@@ -122,7 +122,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
             ),
         });
     }
-    let shape = NetShape::for_config(config);
+    let shape = config.net_shape();
     let set = |kind: &str| file.params(&shape, kind).map_err(checkpoint_error);
     let adam = |nu: &str, count: u64| -> Result<Adam, LearnerError> {
         Ok(Adam {

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rnad_common::config::{operational_keys, ConfigError, SettingChange};
-use rnad_common::training_dir::TrainingDirError;
+use rnad_run::config::{operational_keys, ConfigError, SettingChange};
+use rnad_run::training_dir::TrainingDirError;
 
 use crate::evaluate::EvaluateError;
 use crate::guard::NonFinite;

@@ -4,8 +4,8 @@
 //! `rnad-evaluator watch`. The loop writes what an evaluation produces into
 //! the run directory and keeps the judge's state in its checkpoints.
 
-use rnad_common::checkpoint::SavedAverage;
-use rnad_common::history::HistoryEntry;
+use rnad_run::checkpoint::SavedAverage;
+use rnad_run::history::HistoryEntry;
 use serde_json::Value;
 
 use crate::rnad::LearnerState;

@@ -3,7 +3,7 @@
 //! never applied, so nothing non-finite is ever published, checkpointed or
 //! evaluated; the training loop counts such steps and rolls back when they
 //! keep coming. Tensors are checked with
-//! [`rnad_common::net::first_nonfinite`].
+//! [`rnad_net::first_nonfinite`].
 
 /// What made a step unusable: the step it was and the first value that was
 /// not finite, named.

@@ -23,7 +23,7 @@
 //! learner step, so a run resumed with a decay it did not have before
 //! starts at the rate the schedule gives its current step.
 
-use rnad_common::config::RnadConfig;
+use rnad_run::config::RnadConfig;
 
 /// Adam's learning rate as a function of the learner step.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -12,7 +12,7 @@
 //! so its gradient is `2 w_r (v_r − T_r)` on each value and
 //! `−c_rk + legal_rk · Σ_j c_rj / (legal count)` on each logit. Rows of the
 //! same information state share one network output, so their gradients
-//! add up there; [`rnad_common::net::RecordedForward::parameter_gradients`]
+//! add up there; [`rnad_net::RecordedForward::parameter_gradients`]
 //! takes it from there.
 
 use crate::neurd::legal_mean;

@@ -4,8 +4,8 @@ use prometheus::{Gauge, GaugeVec};
 use prometheus::{
     Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
 };
-use rnad_common::config::Config;
-use rnad_common::proto::config_hash;
+use rnad_run::config::Config;
+use rnad_wire::config_hash;
 
 /// Every metric the learner exports, registered in one registry.
 #[derive(Clone, Debug)]

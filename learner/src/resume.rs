@@ -4,7 +4,7 @@
 //! files repaired and cut back to it.
 //!
 //! * A restart whose config changes the experiment (any key not declared
-//!   operational, [`rnad_common::config::Resume`]) is refused naming every
+//!   operational, [`rnad_run::config::Resume`]) is refused naming every
 //!   changed key, unless the change is accepted explicitly; every change
 //!   made, accepted or operational, is appended to `config-changes.jsonl`
 //!   with the step it took effect at.
@@ -19,10 +19,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use candle_core::Device;
-use rnad_common::checkpoint::SavedAverage;
-use rnad_common::config::{Config, SettingChange};
-use rnad_common::training_dir::TrainingDir;
-use rnad_common::trajectory::Trajectory;
+use rnad_run::checkpoint::SavedAverage;
+use rnad_run::config::{Config, SettingChange};
+use rnad_run::training_dir::TrainingDir;
+use rnad_wire::trajectory::Trajectory;
 use tokio::sync::mpsc;
 
 use crate::checkpoint::{self, Checkpoint};
@@ -159,8 +159,8 @@ pub(crate) fn newest_readable(
         match checkpoint::load(&path, config) {
             Ok(loaded) => {
                 for (bad, why) in &unreadable {
-                    let aside = rnad_common::files::move_aside(bad)
-                        .map_err(|e| LearnerError::io(bad, e))?;
+                    let aside =
+                        rnad_run::files::move_aside(bad).map_err(|e| LearnerError::io(bad, e))?;
                     tracing::warn!(
                         checkpoint = %bad.display(),
                         moved_to = %aside.display(),

@@ -10,12 +10,12 @@
 //! ([`crate::guard`]).
 
 use candle_core::{Device, Result, Tensor};
-use rnad_common::config::{Config, RnadConfig};
-use rnad_common::net::{
+use rnad_net::{
     first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet,
     PublishedSets, RecordedForward,
 };
-use rnad_common::trajectory::Trajectory;
+use rnad_run::config::{Config, RnadConfig};
+use rnad_wire::trajectory::Trajectory;
 
 use crate::adam::{Adam, AdamSettings};
 use crate::average_network::{AverageNetwork, AverageTrainer, BatchStates};
@@ -27,7 +27,7 @@ use crate::learning_rate::LearningRateSchedule;
 use crate::loss::{Loss, LossInputs};
 use crate::neurd::{neurd_coefficients, pinned_fraction, NeurdInputs};
 use crate::vtrace::{v_trace, VTraceInput};
-use rnad_common::schedule::EntropySchedule;
+use rnad_run::schedule::EntropySchedule;
 
 /// Everything that changes from step to step (and goes into checkpoints).
 #[derive(Clone, Debug)]
@@ -140,7 +140,7 @@ impl Learner {
     /// A fresh learner on `device`: all four parameter sets equal, drawn
     /// from the seed (on the CPU, so every device starts alike).
     pub fn new(config: &Config, device: &Device) -> Result<Learner> {
-        let shape = NetShape::for_config(config);
+        let shape = config.net_shape();
         let params = ParamSet::init(&shape, config.seed)?;
         let adam = Adam::new(&params, AdamSettings::from_config(&config.rnad))?;
         let state = LearnerState {
@@ -188,7 +188,7 @@ impl Learner {
         Ok(Learner {
             rnad: r.clone(),
             eta,
-            shape: NetShape::for_config(config),
+            shape: config.net_shape(),
             players: config.game.load().num_players(),
             schedule: EntropySchedule::new(
                 r.entropy_schedule_size.clone(),
@@ -312,7 +312,7 @@ impl Learner {
     }
 
     /// Steps 1 to 5 on `trajectories`: θ's gradient of the loss (in
-    /// [`rnad_common::net::NetShape::param_names`] order), what the step
+    /// [`rnad_net::NetShape::param_names`] order), what the step
     /// measured, a few of the batch's observations for the guard and,
     /// where the run trains an averaged network, the batch's states with
     /// θ_target's policy there.

@@ -3,8 +3,8 @@
 
 use std::net::SocketAddr;
 
-use rnad_common::config::Config;
-use rnad_common::shutdown::Shutdown;
+use rnad_process::shutdown::Shutdown;
+use rnad_run::config::Config;
 
 use crate::error::LearnerError;
 use crate::evaluate::Evaluate;
@@ -74,7 +74,7 @@ pub fn run_serve(
             })?;
         let metrics_addr = match options.metrics {
             Some(addr) => Some(
-                rnad_common::metrics::serve(addr, hub.metrics.registry.clone())
+                rnad_process::metrics::serve(addr, hub.metrics.registry.clone())
                     .await
                     .map_err(|e| LearnerError::Bind { addr, source: e })?,
             ),

@@ -8,7 +8,7 @@
 //! however many actors push.
 //!
 //! [`serve`] accepts connections through the bounded accept loop of
-//! [`rnad_common::listener`], shakes hands (protocol version, optional
+//! [`rnad_process::listener`], shakes hands (protocol version, optional
 //! token) before reading any frame, and reads at most one frame of the
 //! protocol's largest legal request at a time per connection: what one peer
 //! can make the learner hold is bounded by [`ServiceLimits`].
@@ -18,17 +18,17 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use futures::prelude::*;
-use rnad_common::config::Config;
-use rnad_common::listener::{accept_loop, GuardedStream, Limits, Refusal};
-use rnad_common::net::{ParamSet, PublishedSet, PublishedSets};
-use rnad_common::proto::frames::{self, FrameLimits};
-use rnad_common::proto::handshake::{self, AnswerError, Token};
-use rnad_common::proto::{
+use rnad_net::{ParamSet, PublishedSet, PublishedSets};
+use rnad_process::listener::{accept_loop, GuardedStream, Limits, Refusal};
+use rnad_process::shutdown::Shutdown;
+use rnad_run::config::Config;
+use rnad_wire::frames::{self, FrameLimits};
+use rnad_wire::handshake::{self, AnswerError, Token};
+use rnad_wire::trajectory::{Dims, Trajectory};
+use rnad_wire::{
     config_hash, config_identity, Hello, Incarnation, LearnerService, Params, ProtoError, RunInfo,
     Submission, SubmitAck, WireParams, PROTOCOL_VERSION,
 };
-use rnad_common::shutdown::Shutdown;
-use rnad_common::trajectory::{Dims, Trajectory};
 use tarpc::context::Context;
 use tarpc::server::{BaseChannel, Channel};
 use tokio::net::{TcpListener, TcpStream};

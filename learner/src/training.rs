@@ -12,14 +12,14 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use rnad_common::checkpoint::SavedAverage;
-use rnad_common::config::Config;
-use rnad_common::history::HistoryEntry;
-use rnad_common::logging::{self, LogFormat};
-use rnad_common::net::ParamSet;
-use rnad_common::shutdown::Shutdown;
-use rnad_common::training_dir::TrainingDir;
-use rnad_common::trajectory::Trajectory;
+use rnad_net::ParamSet;
+use rnad_process::logging::{self, LogFormat};
+use rnad_process::shutdown::Shutdown;
+use rnad_run::checkpoint::SavedAverage;
+use rnad_run::config::Config;
+use rnad_run::history::HistoryEntry;
+use rnad_run::training_dir::TrainingDir;
+use rnad_wire::trajectory::Trajectory;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
@@ -327,7 +327,7 @@ impl Trainer<'_> {
             self.hub.queue_depth(),
         );
         let path = self.dir.training_log();
-        if let Err(error) = rnad_common::jsonl::append(&path, &record) {
+        if let Err(error) = rnad_run::jsonl::append(&path, &record) {
             self.write_failed("training_log", &LearnerError::io(&path, error));
         }
     }
@@ -407,13 +407,13 @@ impl Trainer<'_> {
             return Ok(None);
         };
         let path = self.dir.history();
-        if let Err(error) = rnad_common::jsonl::append(&path, &evaluated.entry) {
+        if let Err(error) = rnad_run::jsonl::append(&path, &evaluated.entry) {
             self.write_failed("history", &LearnerError::io(&path, error));
         }
         if let Some(file) = &evaluated.target_average {
             let path = self.dir.target_average_policy();
             let text = serde_json::to_string_pretty(file).expect("JSON values serialise");
-            if let Err(error) = rnad_common::files::write_atomically(&path, text.as_bytes()) {
+            if let Err(error) = rnad_run::files::write_atomically(&path, text.as_bytes()) {
                 self.write_failed("target_average", &LearnerError::io(&path, error));
             }
         }

@@ -1,10 +1,10 @@
 //! Gathers what happens between two lines of the training log and writes
-//! the line ([`rnad_common::training_log`]).
+//! the line ([`rnad_run::training_log`]).
 
 use std::time::Instant;
 
 use prometheus::core::Collector;
-use rnad_common::training_log::{quantile, TrainingRecord};
+use rnad_run::training_log::{quantile, TrainingRecord};
 
 use crate::metrics::LearnerMetrics;
 use crate::rnad::{LearnerState, StepStats};

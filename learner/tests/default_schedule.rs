@@ -4,9 +4,9 @@
 //! existed, then a batch of 2048, a fifth of the rate and a roll every
 //! 25,000 steps.
 
-use rnad_common::config::{Config, RnadConfig};
-use rnad_common::schedule::EntropySchedule;
 use rnad_learner::learning_rate::LearningRateSchedule;
+use rnad_run::config::{Config, RnadConfig};
+use rnad_run::schedule::EntropySchedule;
 
 const QUIET_FROM: u64 = 300_000;
 

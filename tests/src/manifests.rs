@@ -369,7 +369,7 @@ fn config_map_holds_a_config(
             volume["configMap"]["name"]
         )),
         Some(text) => {
-            if let Err(error) = rnad_common::config::Config::from_toml(text, path) {
+            if let Err(error) = rnad_run::config::Config::from_toml(text, path) {
                 problems.push(format!("{at}: {path} is refused: {error}"));
             }
         }

@@ -545,9 +545,9 @@ fn average_sums(dir: &Path) -> serde_json::Value {
 
 #[test]
 fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
-    use rnad_common::config::Config;
-    use rnad_common::proto::{self, config_hash, Hello, ProtoError, Submission, PROTOCOL_VERSION};
-    use rnad_common::trajectory::{Decision, Trajectory};
+    use rnad_run::config::Config;
+    use rnad_wire::trajectory::{Decision, Trajectory};
+    use rnad_wire::{config_hash, Hello, ProtoError, Submission, PROTOCOL_VERSION};
 
     let dir = scratch("distributed_bad_batch");
     let learner = start_learner(&dir, free_port(), free_port(), "learner.log");
@@ -559,8 +559,8 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let client = proto::connect(&local(learner.port), None).await.unwrap();
-        let info = client.info(proto::context(), PROTOCOL_VERSION).await.unwrap().unwrap();
+        let client = rnad_wire::connect(&local(learner.port), None).await.unwrap();
+        let info = client.info(rnad_wire::context(), PROTOCOL_VERSION).await.unwrap().unwrap();
         let config = Config::from_toml(&info.config_toml, "learner").unwrap();
         assert_eq!(info.config_hash, config_hash(&config));
         let hello = Hello { protocol: PROTOCOL_VERSION, config_hash: info.config_hash, learner: info.learner.id };
@@ -577,26 +577,26 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
             game
         };
         let batch = vec![one_decision(&[0.5, 0.5]), one_decision(&[0.9, 0.9])];
-        let err = client.submit(proto::context(), hello.clone(), Submission(batch)).await.unwrap().unwrap_err();
+        let err = client.submit(rnad_wire::context(), hello.clone(), Submission(batch)).await.unwrap().unwrap_err();
         assert!(matches!(&err, ProtoError::BadBatch(m) if m.contains("trajectory 1: step 0") && m.contains("does not sum to 1")), "{err}");
         let mut short = one_decision(&[0.5, 0.5]);
         short.obs.pop();
-        let err = client.submit(proto::context(), hello.clone(), Submission(vec![short])).await.unwrap().unwrap_err();
+        let err = client.submit(rnad_wire::context(), hello.clone(), Submission(vec![short])).await.unwrap().unwrap_err();
         assert!(matches!(&err, ProtoError::BadBatch(m) if m.contains("trajectory 0: obs has 10 entries, expected 11")), "{err}");
 
         let wrong = Hello { config_hash: info.config_hash ^ 1, ..hello };
-        let err = client.submit(proto::context(), wrong, Submission::default()).await.unwrap().unwrap_err();
+        let err = client.submit(rnad_wire::context(), wrong, Submission::default()).await.unwrap().unwrap_err();
         assert!(err.to_string().contains("kuhn_poker with torso mlp of widths [64, 64]"), "{err}");
         let old = Hello { protocol: PROTOCOL_VERSION + 1, ..hello };
         let gone = Hello { learner: info.learner.id ^ 1, ..hello };
-        let err = client.fetch_params(proto::context(), gone, None, vec![]).await.unwrap().unwrap_err();
+        let err = client.fetch_params(rnad_wire::context(), gone, None, vec![]).await.unwrap().unwrap_err();
         assert!(matches!(err, ProtoError::WentBack { .. }), "{err}");
-        let err = client.fetch_params(proto::context(), old, None, vec![]).await.unwrap().unwrap_err();
+        let err = client.fetch_params(rnad_wire::context(), old, None, vec![]).await.unwrap().unwrap_err();
         assert!(matches!(err, ProtoError::Protocol { .. }), "{err}");
 
-        let unchanged = client.fetch_params(proto::context(), hello.clone(), None, vec![]).await.unwrap().unwrap().unwrap();
+        let unchanged = client.fetch_params(rnad_wire::context(), hello.clone(), None, vec![]).await.unwrap().unwrap().unwrap();
         let again = client
-            .fetch_params(proto::context(), hello, Some(unchanged.version), vec![])
+            .fetch_params(rnad_wire::context(), hello, Some(unchanged.version), vec![])
             .await
             .unwrap()
             .unwrap();

@@ -7,8 +7,6 @@
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use rnad_common::proto::handshake::{self, Token};
-use rnad_common::proto::PROTOCOL_VERSION;
 use rnad_tests::cluster::{
     newest_checkpoint, start_actor, start_actor_with, start_learner, start_learner_with,
     wait_for_steps, wait_for_submits, Learner, LONG, SHORT,
@@ -17,6 +15,8 @@ use rnad_tests::{
     free_port, labelled, open_files, raise_open_file_limit, resident_bytes, sample, scrape,
     scratch, wait_for, Launch,
 };
+use rnad_wire::handshake::{self, Token};
+use rnad_wire::PROTOCOL_VERSION;
 
 /// Opens up to `count` TCP connections to `port` and keeps them open
 /// without sending a byte.

@@ -339,7 +339,7 @@ fn the_training_log_has_every_column_and_is_cut_back_on_resume() {
 
 #[test]
 fn config_prints_every_key_with_its_meaning_and_set_is_checked_like_the_file() {
-    use rnad_common::config::Config;
+    use rnad_run::config::Config;
 
     let dir = scratch("records_config");
     let finished = run_binary(
@@ -365,7 +365,7 @@ fn config_prints_every_key_with_its_meaning_and_set_is_checked_like_the_file() {
     assert_eq!(printed.rnad.eta, 0.05);
     assert_eq!(printed.network.hidden, [64, 32]);
     assert_eq!(printed.rnad.learning_rate, default.rnad.learning_rate);
-    for doc in rnad_common::config::keys() {
+    for doc in rnad_run::config::keys() {
         let (section, name) = doc.key.rsplit_once('.').unwrap_or(("", &doc.key));
         let from = match section {
             "" => 0,
@@ -523,9 +523,7 @@ fn a_local_run_serves_learner_actor_and_evaluation_metrics_on_one_endpoint() {
     );
     let hash = format!(
         "{:016x}",
-        rnad_common::proto::config_hash(
-            &rnad_common::config::Config::load(&run.join("config.toml")).unwrap()
-        )
+        rnad_wire::config_hash(&rnad_run::config::Config::load(&run.join("config.toml")).unwrap())
     );
     assert_eq!(
         labelled(

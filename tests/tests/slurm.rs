@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
-use rnad_common::config::Config;
+use rnad_run::config::Config;
 use rnad_tests::cluster::{kuhn_config, newest_checkpoint, LONG, SHORT};
 use rnad_tests::{bin_dir, free_port, history, sample, scrape, scratch, wait_for, workspace};
 

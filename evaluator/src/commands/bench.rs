@@ -19,9 +19,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use rnad_common::net::{NetShape, ParamSet, TorsoKind};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::GameSpec;
+use rnad_net::{NetShape, ParamSet, TorsoKind};
 use serde::{Deserialize, Serialize};
 
 use super::{build_tree, emit, game_help};
@@ -29,10 +29,10 @@ use crate::error::EvaluatorError;
 use crate::kinds::KindEvaluator;
 use crate::neural::NetworkError;
 use crate::output::write_atomically;
-use rnad_common::history::PolicyKind;
 use rnad_games::cfr::{CfrSolver, CfrVariant};
 use rnad_games::exploitability::{nash_conv, nash_conv_threads};
 use rnad_games::headtohead::{play_match, Mode};
+use rnad_run::history::PolicyKind;
 
 /// The games measured when none is named.
 const DEFAULT_GAMES: [&str; 7] = [

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{ArgGroup, Args};
-use rnad_common::history::PolicyKind;
 use rnad_games::policy_file::read_policy_file;
 use rnad_games::{Game, GameSpec};
+use rnad_run::history::PolicyKind;
 use serde_json::{json, Value};
 
 use super::{build_tree, emit, game_help};

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use rnad_common::history::PolicyKind;
+use rnad_run::history::PolicyKind;
 
 use super::{build_tree, emit};
 use crate::checkpoint_policy::CheckpointPolicies;

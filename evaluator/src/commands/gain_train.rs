@@ -10,8 +10,8 @@ use candle_core::Device;
 use clap::Args;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_common::net::{first_nonfinite, parse_device};
 use rnad_games::{Game, GameSpec};
+use rnad_net::{first_nonfinite, parse_device};
 
 use super::{emit, game_help};
 use crate::error::EvaluatorError;

@@ -6,9 +6,9 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use rnad_common::history::PolicyKind;
 use rnad_games::policy::TabularPolicy;
 use rnad_games::{Game, GameSpec};
+use rnad_run::history::PolicyKind;
 use serde_json::json;
 
 use super::{build_tree, emit, game_help};
@@ -367,13 +367,12 @@ fn generations(
     every: usize,
     kind: PolicyKind,
 ) -> Result<Vec<(String, PlayerSpec)>, EvaluatorError> {
-    let checkpoints =
-        rnad_common::checkpoint::list(&dir.join("checkpoints")).map_err(|source| {
-            EvaluatorError::Read {
-                path: dir.to_path_buf(),
-                source,
-            }
-        })?;
+    let checkpoints = rnad_run::checkpoint::list(&dir.join("checkpoints")).map_err(|source| {
+        EvaluatorError::Read {
+            path: dir.to_path_buf(),
+            source,
+        }
+    })?;
     if checkpoints.is_empty() {
         return Err(EvaluatorError::Usage(format!(
             "{} has no checkpoints (looked in its checkpoints/)",
@@ -386,7 +385,7 @@ fn generations(
         .enumerate()
         .filter(|(i, _)| i % every.max(1) == 0 || *i == last)
         .map(|(_, path)| {
-            let step = rnad_common::checkpoint::step_of(&path).unwrap_or(0);
+            let step = rnad_run::checkpoint::step_of(&path).unwrap_or(0);
             (format!("gen-{step}"), PlayerSpec::Checkpoint { path, kind })
         })
         .collect())

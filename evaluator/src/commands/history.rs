@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use rnad_common::history::PolicyKind;
+use rnad_run::history::PolicyKind;
 
 use super::emit;
 use crate::error::EvaluatorError;

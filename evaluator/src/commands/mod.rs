@@ -21,9 +21,9 @@ pub mod watch;
 use std::io::Write;
 
 use clap::{Parser, Subcommand};
-use rnad_common::logging::LogFormat;
 use rnad_games::public_tree::PublicTree;
 use rnad_games::GameSpec;
+use rnad_process::logging::LogFormat;
 
 use crate::error::EvaluatorError;
 

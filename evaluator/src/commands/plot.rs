@@ -14,7 +14,7 @@ use crate::error::EvaluatorError;
 use crate::experiments::group::group;
 use crate::experiments::plot::{plot, Format, PlotSpec};
 use crate::experiments::runs::load_runs;
-use rnad_common::history::PolicyKind;
+use rnad_run::history::PolicyKind;
 
 use crate::experiments::stats::{Axis, Measure};
 use crate::experiments::ExperimentError;

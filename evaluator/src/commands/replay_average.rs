@@ -9,8 +9,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use rnad_common::history::PolicyKind;
 use rnad_games::exploitability::nash_conv;
+use rnad_run::history::PolicyKind;
 
 use super::{build_tree, emit};
 use crate::checkpoint_policy::CheckpointPolicies;
@@ -52,12 +52,11 @@ pub fn run(args: &ReplayAverageArgs, out: &mut dyn Write) -> Result<(), Evaluato
                 .map_err(|e: BadHorizonRule| EvaluatorError::Usage(e.to_string()))
         })
         .collect::<Result<_, _>>()?;
-    let files = rnad_common::checkpoint::list(&args.checkpoints).map_err(|source| {
-        EvaluatorError::Read {
+    let files =
+        rnad_run::checkpoint::list(&args.checkpoints).map_err(|source| EvaluatorError::Read {
             path: args.checkpoints.clone(),
             source,
-        }
-    })?;
+        })?;
     let Some(first) = files.first() else {
         return Err(EvaluatorError::Usage(format!(
             "{}: no checkpoint-STEP.safetensors files",

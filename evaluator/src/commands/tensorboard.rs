@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use rnad_common::shutdown::Shutdown;
+use rnad_process::shutdown::Shutdown;
 
 use super::emit;
 use crate::error::EvaluatorError;

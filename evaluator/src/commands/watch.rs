@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use rnad_common::config::EvaluationMode;
-use rnad_common::proto::handshake::Token;
-use rnad_common::shutdown::Shutdown;
+use rnad_process::shutdown::Shutdown;
+use rnad_run::config::EvaluationMode;
+use rnad_wire::handshake::Token;
 
 use crate::error::EvaluatorError;
 use crate::metrics::EvaluatorMetrics;
@@ -63,7 +63,7 @@ pub fn run(args: &WatchArgs) -> Result<(), EvaluatorError> {
     let _endpoint = match args.metrics {
         Some(addr) => {
             let (runtime, bound) =
-                rnad_common::metrics::serve_blocking(addr, metrics.registry.clone())
+                rnad_process::metrics::serve_blocking(addr, metrics.registry.clone())
                     .map_err(|source| EvaluatorError::Bind { addr, source })?;
             tracing::info!("metrics on http://{bound}/metrics");
             Some(runtime)

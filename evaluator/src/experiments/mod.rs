@@ -29,7 +29,7 @@ pub enum ExperimentError {
         /// The config file.
         path: PathBuf,
         /// Why.
-        source: rnad_common::config::ConfigError,
+        source: rnad_run::config::ConfigError,
     },
     /// A history line that is not an evaluation.
     #[error("{}:{line}: not a history entry: {message}", path.display())]

@@ -91,7 +91,7 @@ pub fn plot(variants: &[Variant], spec: &PlotSpec, out: &Path) -> Result<(), Exp
         Format::Svg => svg.into_bytes(),
         Format::Png => rasterise(&svg).map_err(draw_error)?,
     };
-    rnad_common::files::write_atomically(out, &bytes).map_err(|source| ExperimentError::Io {
+    rnad_run::files::write_atomically(out, &bytes).map_err(|source| ExperimentError::Io {
         path: PathBuf::from(out),
         source,
     })
@@ -326,7 +326,7 @@ pub fn plot_intervals(
         Format::Svg => svg.into_bytes(),
         Format::Png => rasterise(&svg).map_err(draw_error)?,
     };
-    rnad_common::files::write_atomically(out, &bytes).map_err(|source| ExperimentError::Io {
+    rnad_run::files::write_atomically(out, &bytes).map_err(|source| ExperimentError::Io {
         path: PathBuf::from(out),
         source,
     })

@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rnad_common::config::Config;
+use rnad_run::config::Config;
 
 use super::ExperimentError;
-use rnad_common::history::HistoryEntry;
+use rnad_run::history::HistoryEntry;
 
 /// One finished or running training run.
 #[derive(Clone, Debug)]

@@ -2,7 +2,7 @@
 //! (the seeds' min–max, or one seed's own 95% interval), and the summary
 //! figures of a sweep.
 
-use rnad_common::history::{HistoryEntry, PolicyKind};
+use rnad_run::history::{HistoryEntry, PolicyKind};
 
 use super::runs::Run;
 

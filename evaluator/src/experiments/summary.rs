@@ -6,7 +6,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use super::group::Variant;
-use rnad_common::history::PolicyKind;
+use rnad_run::history::PolicyKind;
 
 use super::stats::{variant_stats, VariantStats};
 use super::ExperimentError;
@@ -99,7 +99,7 @@ pub fn write_summary(
         (&md, summary_markdown(variants, heading)),
         (&csv, summary_csv(variants)),
     ] {
-        rnad_common::files::write_atomically(path, text.as_bytes()).map_err(|source| {
+        rnad_run::files::write_atomically(path, text.as_bytes()).map_err(|source| {
             ExperimentError::Io {
                 path: path.clone(),
                 source,

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use rnad_common::history::{HistoryEntry, PolicyKind};
-use rnad_common::schedule::EntropySchedule;
+use rnad_run::history::{HistoryEntry, PolicyKind};
+use rnad_run::schedule::EntropySchedule;
 
 use super::runs::Run;
 
@@ -177,7 +177,7 @@ pub fn by_period(run: &Run, spec: &TableSpec) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rnad_common::history::NashConvs;
+    use rnad_run::history::NashConvs;
 
     fn entry(step: u64, seconds: f64, target: f64, reg: f64, average: f64) -> HistoryEntry {
         HistoryEntry {
@@ -242,11 +242,9 @@ mod tests {
 
     #[test]
     fn periods_follow_the_schedule_and_the_last_ends_with_the_run() {
-        let mut config = rnad_common::config::Config::from_toml(
-            include_str!("../../../configs/kuhn.toml"),
-            "kuhn",
-        )
-        .unwrap();
+        let mut config =
+            rnad_run::config::Config::from_toml(include_str!("../../../configs/kuhn.toml"), "kuhn")
+                .unwrap();
         // Two periods of 100, then periods of 250.
         config.rnad.entropy_schedule_size = vec![100, 250];
         config.rnad.entropy_schedule_repeats = vec![2, 1];

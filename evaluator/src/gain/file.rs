@@ -1,5 +1,5 @@
 //! A gain network's file: a safetensors file of the network's tensors
-//! (named as [`rnad_common::net::parameter_names`] lists them for
+//! (named as [`rnad_net::parameter_names`] lists them for
 //! [`GainCnn`]: `conv.0.weight` … `output.bias`, all f32) with JSON
 //! metadata under the key `rnad_gain`: `format`, `game`, `generation`,
 //! `hands`, `samples`, `steps`, `batch`, `seed` and `error` (the mean
@@ -7,11 +7,11 @@
 
 use std::path::Path;
 
+use crate::gain::network::GainCnn;
 use candle_core::Tensor;
-use rnad_common::net::gain_cnn::GainCnn;
-use rnad_common::net::{first_nonfinite, parameter_names};
-use rnad_common::tensor_file::{self, RawTensor};
 use rnad_games::GameSpec;
+use rnad_net::{first_nonfinite, parameter_names};
+use rnad_run::tensor_file::{self, RawTensor};
 use serde::{Deserialize, Serialize};
 
 use crate::error::EvaluatorError;

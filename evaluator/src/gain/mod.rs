@@ -1,5 +1,5 @@
 //! Seed 004's players: a convolutional network
-//! ([`rnad_common::net::gain_cnn::GainCnn`]) that predicts the chips a
+//! ([`network::GainCnn`]) that predicts the chips a
 //! hold'em action wins, learnt from hand histories, and the player that
 //! takes the legal action with the highest prediction.
 //!
@@ -7,7 +7,9 @@
 //! player and its action, and as target the chips that player won or lost
 //! in the hand divided by the buy-in (its stack), so in [−1, 1].
 
+pub mod adadelta;
 pub mod file;
+pub mod network;
 mod player;
 mod trainer;
 

@@ -2,12 +2,12 @@
 //! gain in one forward pass, and the action with the highest played for
 //! sure (the first on ties).
 
+use crate::gain::network::GainCnn;
 use candle_core::Result;
-use rnad_common::net::gain_cnn::GainCnn;
-use rnad_common::net::ParameterList;
 use rnad_games::headtohead::sampled::Player;
 use rnad_games::universal_poker::UniversalPokerState;
 use rnad_games::{Action, State};
+use rnad_net::ParameterList;
 
 use super::planes;
 
@@ -18,7 +18,7 @@ pub struct GainPlayer {
 
 impl GainPlayer {
     /// The player of the network with `params` (in
-    /// [`rnad_common::net::parameter_names`] order).
+    /// [`rnad_net::parameter_names`] order).
     pub fn new(params: &[candle_core::Tensor]) -> Result<GainPlayer> {
         let list = ParameterList::new(params);
         let net = GainCnn::build(list.builder())?;

@@ -2,12 +2,12 @@
 //! and the samples' targets, minimised by Adadelta over minibatches, with
 //! dropout drawn from a seeded generator.
 
+use crate::gain::adadelta::{Adadelta, AdadeltaSettings};
+use crate::gain::network::GainCnn;
 use candle_core::{Device, Result, Tensor};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rnad_common::net::adadelta::{Adadelta, AdadeltaSettings};
-use rnad_common::net::gain_cnn::GainCnn;
-use rnad_common::net::{autograd, parameter_names, ParamSet, ParameterList};
+use rnad_net::{autograd, parameter_names, ParamSet, ParameterList};
 
 use super::{planes, GainSample};
 

@@ -1,9 +1,9 @@
 //! Dropping the actions NeuRD holds at its threshold from a whole
-//! tabular policy, by [`rnad_common::held_actions`]'s rule.
+//! tabular policy, by [`rnad_net::held_actions`]'s rule.
 
-use rnad_common::held_actions::drop_held_row;
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
+use rnad_net::held_actions::drop_held_row;
 
 /// `policy` without the actions held at NeuRD threshold `beta` at any of
 /// its information states ([`drop_held_row`] at each).

@@ -4,8 +4,8 @@
 
 use std::collections::VecDeque;
 
-use rnad_common::checkpoint::{AverageCounters, SavedAverage};
 use rnad_games::public_tree::PublicTree;
+use rnad_run::checkpoint::{AverageCounters, SavedAverage};
 use serde::{Deserialize, Serialize};
 
 use super::{PolicyAverage, Sums};

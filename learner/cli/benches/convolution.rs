@@ -3,7 +3,7 @@
 //! and of seed 004's network, at the batch sizes they meet (an actor's
 //! games, a learner's batch, one decision's actions, a range of hands),
 //! milliseconds a call of candle's own CPU `conv2d` and of the layer the
-//! networks use (`rnad_common::net::conv::Conv`) on the same tensors, for
+//! networks use (`rnad_net::conv::Conv`) on the same tensors, for
 //! inference and for a forward and backward pass, and their ratio. The
 //! two outputs are checked to agree first.
 //!
@@ -16,7 +16,7 @@ use std::time::Instant;
 use candle_core::{DType, Device, Module, Tensor, Var, D};
 use candle_nn::{VarBuilder, VarMap};
 use clap::Parser;
-use rnad_common::net::conv::Conv;
+use rnad_net::conv::Conv;
 use serde::Serialize;
 
 #[derive(Parser)]

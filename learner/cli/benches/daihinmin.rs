@@ -18,8 +18,6 @@ use clap::Parser;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
-use rnad_common::config::Config;
-use rnad_common::net::NetShape;
 use rnad_evaluator::network_player::NetworkPlayer;
 use rnad_games::daihinmin::{
     Allocation, Daihinmin, DaihinminState, DefaultPlayer, MonteCarloPlayer,
@@ -27,6 +25,7 @@ use rnad_games::daihinmin::{
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
 use rnad_games::{Game, State, Turn};
 use rnad_learner::rnad::Learner;
+use rnad_run::config::Config;
 use serde::Serialize;
 
 #[derive(Parser)]
@@ -140,7 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut play = SelfPlay::new(
         game.spec().load(),
-        NetShape::for_config(&config),
+        config.net_shape(),
         config.actors.games_per_actor,
         RngStream::of(config.seed),
     );
@@ -154,7 +153,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     eprintln!("self-play: {selfplay_decisions_per_second:.0} decisions/s");
 
     // One unbatched network decision, on the first decision of fresh deals.
-    let shape = NetShape::for_config(&config);
+    let shape = config.net_shape();
     let mut network = NetworkPlayer::new(&shape, &learner.state().online, true)?;
     let (mut decisions_timed, mut spent) = (0usize, 0.0);
     while spent < seconds {

@@ -24,8 +24,6 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
-use rnad_common::config::Config;
-use rnad_common::net::NetShape;
 use rnad_games::headtohead::baselines::Baseline;
 use rnad_games::headtohead::chips_per_big_blind;
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
@@ -33,6 +31,7 @@ use rnad_games::universal_poker::lbr::{local_best_response, LbrOptions};
 use rnad_games::universal_poker::ranking::{rank_hand, HandEvaluator, Ranks};
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_learner::rnad::Learner;
+use rnad_run::config::Config;
 use serde::Serialize;
 
 /// Random hands each evaluator is timed on (cycled until the time is spent).
@@ -266,7 +265,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut play = SelfPlay::new(
         game.clone(),
-        NetShape::for_config(&config),
+        config.net_shape(),
         config.actors.games_per_actor,
         RngStream::of(config.seed),
     );

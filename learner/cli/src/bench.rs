@@ -7,14 +7,14 @@ use std::time::{Duration, Instant};
 
 use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
-use rnad_common::config::Config;
-use rnad_common::history::PolicyKind;
-use rnad_common::net::NetShape;
-use rnad_common::shutdown::Shutdown;
 use rnad_evaluator::error::EvaluatorError;
 use rnad_evaluator::kinds::KindEvaluator;
 use rnad_games::exploitability::nash_conv;
 use rnad_games::Game;
+use rnad_net::NetShape;
+use rnad_process::shutdown::Shutdown;
+use rnad_run::config::Config;
+use rnad_run::history::PolicyKind;
 use serde::Serialize;
 
 use rnad_learner::error::LearnerError;
@@ -64,7 +64,7 @@ pub struct BenchReport {
     /// learner's alone: what sharing the machine with the actors costs.
     pub end_to_end_fraction_of_learner: f64,
     /// Threads each CPU matrix product used (`RAYON_NUM_THREADS`; one
-    /// unless set, see `rnad_common::compute`).
+    /// unless set, see `rnad_net::compute`).
     pub threads_per_product: usize,
 }
 
@@ -80,7 +80,7 @@ pub fn run(
 ) -> Result<BenchReport, CliError> {
     let budget = Duration::from_secs_f64(seconds);
     let game = config.game.load();
-    let shape = NetShape::for_config(config);
+    let shape = config.net_shape();
     let mut learner = Learner::new(config, device)?;
     let snapshot = PolicySnapshot {
         version: 0,
@@ -186,7 +186,7 @@ pub fn run(
         neural_nash_conv_seconds,
         all_policy_kinds_seconds,
         end_to_end_fraction_of_learner: end_to_end_steps_per_second / learner_steps_per_second,
-        threads_per_product: rnad_common::compute::threads_per_product(),
+        threads_per_product: rnad_net::compute::threads_per_product(),
     })
 }
 

@@ -12,18 +12,18 @@ use crate::local::{run_local, LocalOptions};
 use crate::sweep::{self, SweepOptions, SweepOutcome};
 use candle_core::Device;
 use clap::{Args, Parser, Subcommand};
-use rnad_common::config::overrides::{Grid, Override};
-use rnad_common::config::Config;
-use rnad_common::listener::Limits;
-use rnad_common::logging::LogFormat;
-use rnad_common::net::parse_device;
-use rnad_common::proto::frames::FrameLimits;
-use rnad_common::proto::handshake::Token;
-use rnad_common::shutdown::Shutdown;
 use rnad_learner::resume::{open, OpenOptions};
 use rnad_learner::serve::{run_serve, ServeOptions};
 use rnad_learner::service::ServiceLimits;
 use rnad_learner::training::TrainOptions;
+use rnad_net::parse_device;
+use rnad_process::listener::Limits;
+use rnad_process::logging::LogFormat;
+use rnad_process::shutdown::Shutdown;
+use rnad_run::config::overrides::{Grid, Override};
+use rnad_run::config::Config;
+use rnad_wire::frames::FrameLimits;
+use rnad_wire::handshake::Token;
 
 /// The project's default experiment (`configs/leduc.toml`).
 const DEFAULT_CONFIG: &str = include_str!("../../../configs/leduc.toml");
@@ -379,7 +379,7 @@ impl Cli {
                 markdown,
             } => {
                 if markdown {
-                    print!("{}", rnad_common::config::describe::markdown_table());
+                    print!("{}", rnad_run::config::describe::markdown_table());
                     Ok(())
                 } else {
                     print_config(config, &set.overrides)
@@ -559,8 +559,7 @@ fn bench(
     let report = crate::bench::run(&config, seconds, &scratch, device, actor_device)?;
     let _ = std::fs::remove_dir_all(&scratch);
     let text = serde_json::to_string_pretty(&report).expect("report serialises");
-    rnad_common::files::write_atomically(&out, text.as_bytes())
-        .map_err(|e| CliError::io(&out, e))?;
+    rnad_run::files::write_atomically(&out, text.as_bytes()).map_err(|e| CliError::io(&out, e))?;
     println!("{text}");
     tracing::info!("figures written to {}", out.display());
     Ok(())
@@ -572,6 +571,6 @@ fn print_config(config: Option<PathBuf>, overrides: &[Override]) -> Result<(), C
         None => Config::from_toml(DEFAULT_CONFIG, "built-in configs/leduc.toml")?,
     }
     .with_overrides(overrides)?;
-    print!("{}", rnad_common::config::describe::describe(&config));
+    print!("{}", rnad_run::config::describe::describe(&config));
     Ok(())
 }

@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rnad_common::config::ConfigError;
 use rnad_evaluator::error::EvaluatorError;
 use rnad_evaluator::experiments::ExperimentError;
 use rnad_learner::error::LearnerError;
+use rnad_run::config::ConfigError;
 
 /// Everything a `rnad-learner` command can fail on, saying where.
 #[derive(Debug, thiserror::Error)]

@@ -6,14 +6,14 @@
 
 use std::time::Instant;
 
-use rnad_common::checkpoint::SavedAverage;
-use rnad_common::config::{Config, EvaluationMode};
 use rnad_evaluator::error::EvaluatorError;
 use rnad_evaluator::metrics::EvaluatorMetrics;
 use rnad_evaluator::run_eval::RunEvaluator;
 use rnad_learner::evaluate::{Evaluate, EvaluateError, Evaluated};
 use rnad_learner::resume::Opened;
 use rnad_learner::rnad::LearnerState;
+use rnad_run::checkpoint::SavedAverage;
+use rnad_run::config::{Config, EvaluationMode};
 
 /// The local run's judge.
 pub struct LocalEvaluation {

@@ -15,14 +15,14 @@ use candle_core::Device;
 use rnad_actor::metrics::ActorMetrics;
 use rnad_actor::selfplay::RngStream;
 use rnad_actor::worker::{self, WorkerOptions};
-use rnad_common::config::Config;
-use rnad_common::shutdown::Shutdown;
 use rnad_learner::error::LearnerError;
 use rnad_learner::evaluate::Evaluate;
 use rnad_learner::resume::{open, OpenOptions, Opened};
 use rnad_learner::serve::{run_serve, ServeOptions};
 use rnad_learner::service::ServiceLimits;
 use rnad_learner::training::{RunSummary, Source, TrainOptions, Trainer};
+use rnad_process::shutdown::Shutdown;
+use rnad_run::config::Config;
 
 use crate::error::CliError;
 use crate::evaluation::LocalEvaluation;
@@ -135,7 +135,7 @@ fn run_lockstep(
     let _endpoint = match options.metrics {
         Some(addr) => {
             let (runtime, bound) =
-                rnad_common::metrics::serve_blocking(addr, hub.metrics.registry.clone())
+                rnad_process::metrics::serve_blocking(addr, hub.metrics.registry.clone())
                     .map_err(|source| LearnerError::Bind { addr, source })?;
             tracing::info!("metrics on http://{bound}/metrics");
             Some(runtime)

@@ -4,10 +4,10 @@
 
 use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
-use rnad_common::config::Config;
-use rnad_common::net::{NetShape, ParamSet};
-use rnad_common::trajectory::Trajectory;
 use rnad_learner::training::Lockstep;
+use rnad_net::ParamSet;
+use rnad_run::config::Config;
+use rnad_wire::trajectory::Trajectory;
 
 /// One self-play actor the learner waits for.
 pub struct LockstepActor(SelfPlay);
@@ -18,7 +18,7 @@ impl LockstepActor {
     pub fn new(config: &Config, rngs: &[(u64, u128)], device: Device) -> LockstepActor {
         let mut play = SelfPlay::new(
             config.game.load(),
-            NetShape::for_config(config),
+            config.net_shape(),
             0,
             RngStream::of(config.seed),
         )

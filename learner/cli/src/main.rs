@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use rnad_common::logging::{self, Failure};
 use rnad_learner_cli::commands::Cli;
+use rnad_process::logging::{self, Failure};
 
 /// mimalloc instead of the system allocator: candle allocates and soon
 /// frees a buffer of up to hundreds of kilobytes for every tensor
@@ -15,7 +15,7 @@ use rnad_learner_cli::commands::Cli;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    rnad_common::compute::one_thread_per_product_unless_set();
+    rnad_net::compute::one_thread_per_product_unless_set();
     let cli = Cli::parse();
     logging::init(cli.log_format);
     match cli.run() {

@@ -15,13 +15,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rnad_common::config::overrides::{display_value, Grid, Override};
-use rnad_common::config::Config;
-use rnad_common::history::HistoryEntry;
-use rnad_common::shutdown::Shutdown;
 use rnad_evaluator::experiments::group::group;
 use rnad_evaluator::experiments::runs::load_run;
 use rnad_evaluator::experiments::summary::write_summary;
+use rnad_process::shutdown::Shutdown;
+use rnad_run::config::overrides::{display_value, Grid, Override};
+use rnad_run::config::Config;
+use rnad_run::history::HistoryEntry;
 
 use rnad_learner::checkpoint;
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use rnad_common::config::Config;
 use rnad_learner::checkpoint;
+use rnad_run::config::Config;
 use rnad_tests::{send_signal, stopped_at};
 
 const LEARNER: &str = env!("CARGO_BIN_EXE_rnad-learner");
@@ -285,8 +285,8 @@ fn a_changed_learning_rate_is_refused_by_name_then_accepted_and_recorded() {
 /// Every value of every parameter set of the checkpoint at `path`, read
 /// back from the file.
 fn checkpoint_values(path: &Path, config: &Config) -> Vec<f32> {
-    let file = rnad_common::checkpoint::CheckpointFile::read(path).unwrap();
-    let shape = rnad_common::net::NetShape::for_config(config);
+    let file = rnad_run::checkpoint::CheckpointFile::read(path).unwrap();
+    let shape = config.net_shape();
     ["online", "target", "reg", "reg_prev", "adam_nu"]
         .iter()
         .flat_map(|set| file.params(&shape, set).unwrap().to_vec().unwrap())
@@ -418,7 +418,7 @@ fn a_roll_back_past_applied_steps_starts_the_records_afresh_and_survives_a_resta
     assert_eq!(after["learning_rate"], 500.0);
     let speed = after["steps_per_second"].as_f64().unwrap();
     assert!(speed.is_finite() && speed < 1e7, "{after}");
-    let meta = rnad_common::checkpoint::CheckpointFile::read(
+    let meta = rnad_run::checkpoint::CheckpointFile::read(
         &run.join("checkpoints/checkpoint-000000000100.safetensors"),
     )
     .unwrap()

@@ -8,12 +8,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rnad_common::config::Config;
-use rnad_common::history::{HistoryEntry, PolicyKind};
-use rnad_common::net::TorsoKind;
-use rnad_common::proto::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
-use rnad_common::run_dir::RunDir;
-use rnad_common::shutdown::Shutdown;
 use rnad_evaluator::checkpoint_policy::CheckpointPolicies;
 use rnad_evaluator::neural::NetworkInputs;
 use rnad_games::exploitability::nash_conv;
@@ -23,6 +17,12 @@ use rnad_learner::checkpoint::{self, Checkpoint};
 use rnad_learner::resume::OpenOptions;
 use rnad_learner::training::RunSummary;
 use rnad_learner_cli::local::{run_local, LocalOptions};
+use rnad_net::TorsoKind;
+use rnad_process::shutdown::Shutdown;
+use rnad_run::config::Config;
+use rnad_run::history::{HistoryEntry, PolicyKind};
+use rnad_run::run_dir::RunDir;
+use rnad_wire::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
 
 fn kuhn_config(run_dir: &Path) -> Config {
     let text = std::fs::read_to_string(concat!(
@@ -531,10 +531,10 @@ fn only_the_newest_checkpoints_are_kept() {
 /// checkpoint's), computed by walking the tree.
 #[test]
 fn head_to_head_mode_plays_the_panel_and_its_interval_covers_the_exact_value() {
-    use rnad_common::config::EvaluationMode;
     use rnad_evaluator::players::{PlayerSpec, Tabulator};
     use rnad_games::headtohead::{play_match, Mode};
     use rnad_games::public_tree::PublicTree;
+    use rnad_run::config::EvaluationMode;
 
     let dir = scratch("kuhn_head_to_head");
     let mut config = kuhn_config(&dir);
@@ -577,7 +577,7 @@ fn head_to_head_mode_plays_the_panel_and_its_interval_covers_the_exact_value() {
     let learned = tabulator
         .policy(&PlayerSpec::Checkpoint {
             path: checkpoint,
-            kind: rnad_common::history::PolicyKind::TargetPostprocessed,
+            kind: rnad_run::history::PolicyKind::TargetPostprocessed,
         })
         .unwrap();
     let uniform = tabulator.policy(&PlayerSpec::Uniform).unwrap();

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use rnad_common::config::Config;
+use rnad_run::config::Config;
 use rnad_tests::{send_signal, stopped_at};
 
 const LEARNER: &str = env!("CARGO_BIN_EXE_rnad-learner");

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
-use rnad_common::config::Config;
-use rnad_common::history::HistoryEntry;
+use rnad_run::config::Config;
+use rnad_run::history::HistoryEntry;
 
 const LEARNER: &str = env!("CARGO_BIN_EXE_rnad-learner");
 

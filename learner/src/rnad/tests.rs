@@ -19,7 +19,7 @@ fn two_learners_and_a_batch(
         params: a.state().online.clone(),
     };
     let game = first.game.load();
-    let mut play = SelfPlay::new(game, NetShape::for_config(first), 8, RngStream::of(stream));
+    let mut play = SelfPlay::new(game, first.net_shape(), 8, RngStream::of(stream));
     let batch = play.play_fresh(&snapshot, 64).unwrap();
     (a, b, batch)
 }

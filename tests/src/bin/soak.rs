@@ -150,7 +150,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    rnad_common::logging::init(rnad_common::logging::LogFormat::Text);
+    rnad_process::logging::init(rnad_process::logging::LogFormat::Text);
     let dir = options.out.clone();
     let run = dir.join("run");
     let _ = std::fs::remove_dir_all(&dir);

@@ -33,7 +33,7 @@ struct Args {
 }
 
 fn main() {
-    rnad_common::logging::init(rnad_common::logging::LogFormat::Text);
+    rnad_process::logging::init(rnad_process::logging::LogFormat::Text);
     let args = Args::parse();
     let game: GameSpec = "daihinmin".parse().expect("the registry's Daihinmin");
     let mut player = match args.player.state_player(&game, args.seed) {

@@ -29,7 +29,7 @@ struct Args {
 }
 
 fn main() {
-    rnad_common::logging::init(rnad_common::logging::LogFormat::Text);
+    rnad_process::logging::init(rnad_process::logging::LogFormat::Text);
     let args = Args::parse();
     let listener = match TcpListener::bind((args.host.as_str(), args.port)) {
         Ok(l) => l,

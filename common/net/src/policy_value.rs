@@ -1,0 +1,224 @@
+//! The policy-value network: a torso ([`super::torso`]) read by a policy
+//! head (logits over the game's distinct actions) and a value head, built
+//! from a candle `VarBuilder` over one [`super::ParamSet`]; and one forward
+//! pass recorded for the parameter gradients.
+
+use candle_core::{Module, Result, Tensor, Var};
+use candle_nn::{linear, Linear, VarBuilder};
+use rnad_games::{CardLayout, Game};
+
+use super::autograd;
+use super::builder::{parameter_names, ParameterList};
+use super::legal_policy;
+use super::torso::{Torso, TorsoKind};
+
+mod backprop;
+
+/// What the network looks like: the game's tensor size and action count
+/// around the configured torso.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetShape {
+    /// Information-state tensor size.
+    pub input: usize,
+    /// The torso.
+    pub torso: TorsoKind,
+    /// The torso's widths ([`TorsoKind`] says how each kind reads them).
+    pub hidden: Vec<usize>,
+    /// Distinct actions (policy logits).
+    pub actions: usize,
+    /// Where the input holds cards, if it does (the card torso reads them).
+    pub cards: Option<CardLayout>,
+}
+
+impl NetShape {
+    /// The network with `torso` of `hidden` widths around `game`'s
+    /// information-state tensor and actions.
+    pub fn for_game(game: &dyn Game, torso: TorsoKind, hidden: &[usize]) -> NetShape {
+        NetShape {
+            input: game.information_state_tensor_size(),
+            torso,
+            hidden: hidden.to_vec(),
+            actions: game.num_distinct_actions(),
+            cards: game.card_layout(),
+        }
+    }
+
+    /// Names and shapes of every parameter tensor, in [`super::ParamSet`]
+    /// order: the order in which building the network asks for them
+    /// (`torso.…`, then `policy.weight`, `policy.bias`, `value.weight`,
+    /// `value.bias`).
+    pub fn param_names(&self) -> Vec<(String, Vec<usize>)> {
+        parameter_names(|vb| PolicyValueNet::build(self, vb))
+            .expect("a recorder hands out every shape")
+    }
+
+    /// Total number of parameters.
+    pub fn num_params(&self) -> usize {
+        self.param_names()
+            .iter()
+            .map(|(_, shape)| shape.iter().product::<usize>())
+            .sum()
+    }
+}
+
+/// The policy-value network over one parameter set.
+#[derive(Clone, Debug)]
+pub struct PolicyValueNet {
+    torso: Torso,
+    policy: Linear,
+    value: Linear,
+}
+
+impl PolicyValueNet {
+    /// The network of `shape` with its tensors from `vb` (`torso.*`,
+    /// `policy.*`, `value.*`).
+    pub fn build(shape: &NetShape, vb: VarBuilder) -> Result<PolicyValueNet> {
+        let (torso, width) = Torso::build(
+            shape.torso,
+            shape.input,
+            &shape.hidden,
+            shape.cards.as_ref(),
+            vb.pp("torso"),
+        )?;
+        Ok(PolicyValueNet {
+            torso,
+            policy: linear(width, shape.actions, vb.pp("policy"))?,
+            value: linear(width, 1, vb.pp("value"))?,
+        })
+    }
+
+    /// The network over `params` (tensors in [`NetShape::param_names`]
+    /// order; they may be candle `Var`s to take gradients).
+    pub fn new(shape: &NetShape, params: &[Tensor]) -> Result<PolicyValueNet> {
+        let list = ParameterList::new(params);
+        let net = PolicyValueNet::build(shape, list.builder())?;
+        list.all_taken()?;
+        Ok(net)
+    }
+
+    /// The legal policy `[N, actions]` for observations `[N, input]` and
+    /// legal masks `[N, actions]`: the evaluator's inference. (Actors and
+    /// the learner's lockstep play run [`PolicyValueNet::forward`] once per
+    /// distinct observation and apply [`legal_policy`] to each row.)
+    pub fn policy(&self, obs: &Tensor, legal: &Tensor) -> Result<Tensor> {
+        let (logits, _) = self.forward(obs)?;
+        legal_policy(&logits, legal)
+    }
+
+    /// Logits `[N, actions]` and values `[N]` for observations `[N, input]`.
+    pub fn forward(&self, obs: &Tensor) -> Result<(Tensor, Tensor)> {
+        let features = self.torso.forward(obs)?;
+        self.heads(&features)
+    }
+
+    /// The heads' outputs on the torso's `features`.
+    fn heads(&self, features: &Tensor) -> Result<(Tensor, Tensor)> {
+        let logits = self.policy.forward(features)?;
+        let values = self.value.forward(features)?.squeeze(1)?;
+        Ok((logits, values))
+    }
+}
+
+/// How a recorded forward pass turns the gradients at its outputs into
+/// parameter gradients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Differentiation {
+    /// Written out for the MLP ([`TorsoKind::Mlp`] only): two matrix
+    /// products and a sum per layer, none of the graph's bookkeeping.
+    ClosedForm,
+    /// candle's autograd, for any torso.
+    Autograd,
+}
+
+impl Differentiation {
+    /// The fastest that works for `torso`.
+    fn fastest(torso: TorsoKind) -> Differentiation {
+        match torso {
+            TorsoKind::Mlp => Differentiation::ClosedForm,
+            TorsoKind::ResidualMlp | TorsoKind::CardConv => Differentiation::Autograd,
+        }
+    }
+}
+
+/// One forward pass with what its parameter gradients need.
+#[derive(Debug)]
+pub struct RecordedForward {
+    /// Logits `[N, actions]`.
+    pub logits: Tensor,
+    /// Values `[N]`.
+    pub values: Tensor,
+    backward: Backward,
+}
+
+#[derive(Debug)]
+enum Backward {
+    ClosedForm(backprop::MlpRecord),
+    /// The parameters as tracked variables, in order.
+    Autograd(Vec<Var>),
+}
+
+impl RecordedForward {
+    /// The network of `shape` over `params` on `obs`, recorded for its
+    /// gradients: written out for the MLP torso, by autograd for the
+    /// others.
+    pub fn record(shape: &NetShape, params: &[Tensor], obs: &Tensor) -> Result<RecordedForward> {
+        RecordedForward::record_by(shape, params, obs, Differentiation::fastest(shape.torso))
+    }
+
+    /// [`RecordedForward::record`] for a chosen differentiation (the
+    /// closed form only for the MLP).
+    pub(crate) fn record_by(
+        shape: &NetShape,
+        params: &[Tensor],
+        obs: &Tensor,
+        how: Differentiation,
+    ) -> Result<RecordedForward> {
+        match how {
+            Differentiation::ClosedForm => {
+                let net = PolicyValueNet::new(shape, params)?;
+                let Torso::Mlp(mlp) = &net.torso else {
+                    candle_core::bail!(
+                        "the closed-form gradient is the MLP's; a {:?} torso needs autograd",
+                        shape.torso
+                    )
+                };
+                let (record, features) =
+                    backprop::MlpRecord::forward(mlp, [&net.policy, &net.value], obs)?;
+                let (logits, values) = net.heads(&features)?;
+                Ok(RecordedForward {
+                    logits,
+                    values,
+                    backward: Backward::ClosedForm(record),
+                })
+            }
+            Differentiation::Autograd => {
+                let (vars, tracked) = autograd::tracked(params)?;
+                let (logits, values) = PolicyValueNet::new(shape, &tracked)?.forward(obs)?;
+                Ok(RecordedForward {
+                    logits,
+                    values,
+                    backward: Backward::Autograd(vars),
+                })
+            }
+        }
+    }
+
+    /// The gradient of a loss with respect to every parameter, in
+    /// [`NetShape::param_names`] order, given the loss's gradient with
+    /// respect to the logits (`[N, actions]`) and the values (`[N]`).
+    pub fn parameter_gradients(&self, d_logits: &Tensor, d_values: &Tensor) -> Result<Vec<Tensor>> {
+        match &self.backward {
+            Backward::ClosedForm(record) => record.parameter_gradients(d_logits, d_values),
+            Backward::Autograd(vars) => {
+                // Σ logits·d_logits + Σ values·d_values has exactly the
+                // given output gradients.
+                let surrogate = ((&self.logits * d_logits)?.sum_all()?
+                    + (&self.values * d_values)?.sum_all()?)?;
+                autograd::gradients(&surrogate, vars)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

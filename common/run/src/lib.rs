@@ -1,0 +1,23 @@
+//! A run: its experiment's [`config`] (every key declared once, checked,
+//! migrated from older files and overridden with `--set`), the entropy
+//! [`schedule`] it sets, and everything a run directory holds
+//! ([`run_dir`]): the directory opened for training with its lock
+//! ([`training_dir`], [`run_lock`]), [`checkpoint`]s, the evaluation
+//! [`history`] and the [`training_log`], all written so that a crash or a
+//! power loss leaves nothing torn that counts ([`files`], [`jsonl`],
+//! [`tensor_file`]).
+//!
+//! Above the networks ([`rnad_net`]: a config names a torso, a checkpoint
+//! holds parameter sets) and below the processes that train and judge.
+
+pub mod checkpoint;
+pub mod config;
+pub mod files;
+pub mod history;
+pub mod jsonl;
+pub mod run_dir;
+pub mod run_lock;
+pub mod schedule;
+pub mod tensor_file;
+pub mod training_dir;
+pub mod training_log;
