@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn retries_while_the_learner_is_away_and_exits_zero_on_sigterm() {
-    let port = rnad_tests::free_port();
-    let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("actor-retry.log");
+    let port = rnad_testkit::free_port();
+    let log = rnad_testkit::scratch("actor-retry").join("actor.log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_rnad-actor"))
         .args(["--learner", &format!("127.0.0.1:{port}")])
         .env("RUST_LOG", "rnad_process=debug,rnad_actor=info")
@@ -30,7 +30,7 @@ fn retries_while_the_learner_is_away_and_exits_zero_on_sigterm() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    rnad_tests::send_signal(child.id(), libc::SIGTERM);
+    rnad_testkit::send_signal(child.id(), libc::SIGTERM);
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {

@@ -158,11 +158,10 @@ impl KindEvaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rnad_run::config::Config;
 
     #[test]
     fn a_network_with_non_finite_parameters_or_outputs_is_refused_naming_its_kind() {
-        let config = Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
+        let config = rnad_testkit::TestConfig::file("kuhn").build();
         let shape = config.net_shape();
         let evaluator = KindEvaluator::new(config.game.load(), shape.clone()).unwrap();
         let good = ParamSet::init(&shape, 0).unwrap();

@@ -315,16 +315,12 @@ impl Evaluation {
 mod tests {
     use super::*;
 
-    fn config(file: &str, text: &str) -> Config {
-        Config::from_toml(text, file).unwrap()
-    }
-
     /// Extra panel players are checked when the evaluator is made: specs
     /// that do not parse or load, and games whose panel is not played
     /// state by state, are refused naming the key.
     #[test]
     fn extra_panel_players_are_refused_where_they_cannot_play() {
-        let holdem = config("holdem", include_str!("../../configs/holdem.toml"));
+        let holdem = rnad_testkit::TestConfig::file("holdem").build();
         let shape = holdem.net_shape();
         for (spec, said) in [
             ("nonsense:1", "evaluation.panel_extra: \"nonsense:1\""),
@@ -341,7 +337,7 @@ mod tests {
                 .to_string();
             assert!(error.contains(said), "{spec}: {error}");
         }
-        let mut leduc = config("leduc", include_str!("../../configs/leduc.toml"));
+        let mut leduc = rnad_testkit::TestConfig::file("leduc").build();
         leduc.evaluation.panel_extra = vec!["uniform".into()];
         let error = RunEvaluator::new(&leduc, leduc.net_shape(), None)
             .err()
@@ -358,7 +354,7 @@ mod tests {
     /// has no earlier version to play, as if the stopped one never began.
     #[test]
     fn a_stopped_panel_gives_up_between_games_and_keeps_no_version() {
-        let mut holdem = config("holdem", include_str!("../../configs/holdem.toml"));
+        let mut holdem = rnad_testkit::TestConfig::file("holdem").build();
         holdem.network.hidden = vec![8];
         holdem.evaluation.deals = 20;
         holdem.evaluation.lbr_interval_evaluations = 0;

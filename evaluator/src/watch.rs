@@ -337,13 +337,7 @@ fn evaluate_params(
 mod tests {
     use super::*;
     use rnad_run::checkpoint::{AverageCounters, SavedAverage};
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("rnad-watch-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use rnad_testkit::scratch;
 
     fn sums_at(first_step: u64, step: u64, probs: Vec<f64>) -> SavedAverage {
         SavedAverage {

@@ -2,24 +2,16 @@
 //! written files, and a clear error naming the information state for every
 //! kind of bad policy file.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use serde_json::Value;
 
-mod support;
-use support::{evaluator, fixture, stdout_json};
-
-fn scratch_dir(test: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use rnad_testkit::{binary_output, openspiel_fixture, scratch, stdout_json};
 
 /// A valid Kuhn policy (uniform) as a JSON object to break in tests.
 fn uniform_kuhn() -> serde_json::Map<String, Value> {
-    let text = std::fs::read_to_string(fixture("kuhn_poker_info_states.json")).unwrap();
+    let text = std::fs::read_to_string(openspiel_fixture("kuhn_poker_info_states.json")).unwrap();
     let states: Value = serde_json::from_str(&text).unwrap();
     states["info_states"]
         .as_array()
@@ -35,13 +27,16 @@ fn uniform_kuhn() -> serde_json::Map<String, Value> {
 fn eval_file(dir: &Path, name: &str, contents: &str) -> Output {
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
-    evaluator(&[
-        "eval",
-        "--game",
-        "kuhn_poker",
-        "--policy",
-        path.to_str().unwrap(),
-    ])
+    binary_output(
+        "rnad-evaluator",
+        &[
+            "eval",
+            "--game",
+            "kuhn_poker",
+            "--policy",
+            path.to_str().unwrap(),
+        ],
+    )
 }
 
 fn assert_rejected(output: &Output, expected: &[&str]) {
@@ -61,17 +56,20 @@ fn assert_rejected(output: &Output, expected: &[&str]) {
 
 #[test]
 fn eval_json_reports_openspiel_nash_conv() {
-    let path = fixture("leduc_poker_cfrplus100_policy.json");
-    let output = evaluator(&[
-        "eval",
-        "--game",
-        "leduc_poker",
-        "--policy",
-        path.to_str().unwrap(),
-        "--json",
-        "--repeat",
-        "3",
-    ]);
+    let path = openspiel_fixture("leduc_poker_cfrplus100_policy.json");
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "eval",
+            "--game",
+            "leduc_poker",
+            "--policy",
+            path.to_str().unwrap(),
+            "--json",
+            "--repeat",
+            "3",
+        ],
+    );
     assert!(output.status.success(), "{output:?}");
     let report = stdout_json(&output);
     let keys: Vec<&str> = report
@@ -101,7 +99,7 @@ fn eval_json_reports_openspiel_nash_conv() {
 
 #[test]
 fn eval_text_names_nash_conv_and_exploitability() {
-    let dir = scratch_dir("eval_text");
+    let dir = scratch("eval_text");
     let output = eval_file(
         &dir,
         "uniform.json",
@@ -125,7 +123,7 @@ fn eval_text_names_nash_conv_and_exploitability() {
 
 #[test]
 fn bad_policy_files_are_rejected_naming_the_information_state() {
-    let dir = scratch_dir("bad_policies");
+    let dir = scratch("bad_policies");
     let with = |key: &str, entry: Value| {
         let mut policy = uniform_kuhn();
         policy.insert(key.to_string(), entry);
@@ -202,13 +200,16 @@ fn bad_policy_files_are_rejected_naming_the_information_state() {
     );
     assert_rejected(&output, &["for game `leduc_poker`, not `kuhn_poker`"]);
 
-    let output = evaluator(&[
-        "eval",
-        "--game",
-        "kuhn_poker",
-        "--policy",
-        "/nonexistent/p.json",
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "eval",
+            "--game",
+            "kuhn_poker",
+            "--policy",
+            "/nonexistent/p.json",
+        ],
+    );
     assert_rejected(&output, &["cannot read /nonexistent/p.json"]);
 }
 
@@ -222,7 +223,7 @@ fn unknown_game_is_refused_by_every_command() {
     ];
     for args in commands {
         let command = args[0];
-        let output = evaluator(&[args, &["--game", "chess"]].concat());
+        let output = binary_output("rnad-evaluator", &[args, &["--game", "chess"]].concat());
         assert!(!output.status.success());
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
@@ -235,15 +236,18 @@ fn unknown_game_is_refused_by_every_command() {
 #[test]
 fn playthroughs_list_every_state_of_each_game_and_repeat_for_a_seed() {
     let run = |seed: &str| {
-        let output = evaluator(&[
-            "playthrough",
-            "--game",
-            "holdem",
-            "--games",
-            "20",
-            "--seed",
-            seed,
-        ]);
+        let output = binary_output(
+            "rnad-evaluator",
+            &[
+                "playthrough",
+                "--game",
+                "holdem",
+                "--games",
+                "20",
+                "--seed",
+                seed,
+            ],
+        );
         assert!(output.status.success(), "{output:?}");
         String::from_utf8(output.stdout).unwrap()
     };
@@ -293,29 +297,35 @@ fn playthroughs_list_every_state_of_each_game_and_repeat_for_a_seed() {
 
 #[test]
 fn hold_em_matches_log_acpc_hands_that_replay_to_the_same_payoffs() {
-    let dir = scratch_dir("acpc-log");
+    let dir = scratch("acpc-log");
     let log = dir.join("hands.log");
     let log_arg = log.to_str().unwrap();
-    let played = evaluator(&[
-        "match",
-        "--game",
-        "holdem",
-        "--players",
-        "heuristic,raise",
-        "--deals",
-        "200",
-        "--seed",
-        "3",
-        "--json",
-        "--log",
-        log_arg,
-    ]);
+    let played = binary_output(
+        "rnad-evaluator",
+        &[
+            "match",
+            "--game",
+            "holdem",
+            "--players",
+            "heuristic,raise",
+            "--deals",
+            "200",
+            "--seed",
+            "3",
+            "--json",
+            "--log",
+            log_arg,
+        ],
+    );
     assert!(played.status.success(), "{played:?}");
     let report: Value = serde_json::from_slice(&played.stdout).unwrap();
     let text = std::fs::read_to_string(&log).unwrap();
     assert_eq!(text.lines().count(), 400, "one line per game");
     assert!(text.lines().all(|l| l.starts_with("STATE:")));
-    let replayed = evaluator(&["replay-log", "--game", "holdem", "--log", log_arg]);
+    let replayed = binary_output(
+        "rnad-evaluator",
+        &["replay-log", "--game", "holdem", "--log", log_arg],
+    );
     assert!(replayed.status.success(), "{replayed:?}");
     let summary = String::from_utf8_lossy(&replayed.stdout);
     assert!(
@@ -348,7 +358,10 @@ fn hold_em_matches_log_acpc_hands_that_replay_to_the_same_payoffs() {
         )
     };
     std::fs::write(&log, lines.join("\n")).unwrap();
-    let refused = evaluator(&["replay-log", "--game", "holdem", "--log", log_arg]);
+    let refused = binary_output(
+        "rnad-evaluator",
+        &["replay-log", "--game", "holdem", "--log", log_arg],
+    );
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
@@ -357,7 +370,10 @@ fn hold_em_matches_log_acpc_hands_that_replay_to_the_same_payoffs() {
     );
     lines[6] = "STATE:6:r5000".into();
     std::fs::write(&log, lines.join("\n")).unwrap();
-    let refused = evaluator(&["replay-log", "--game", "holdem", "--log", log_arg]);
+    let refused = binary_output(
+        "rnad-evaluator",
+        &["replay-log", "--game", "holdem", "--log", log_arg],
+    );
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
         stderr.contains(&format!("{log_arg}:7: expected STATE:")),
@@ -367,18 +383,21 @@ fn hold_em_matches_log_acpc_hands_that_replay_to_the_same_payoffs() {
 
 #[test]
 fn lbr_exploits_baselines_and_refuses_players_without_a_policy_for_every_hand() {
-    let output = evaluator(&[
-        "lbr",
-        "--game",
-        "universal_poker",
-        "--player",
-        "call",
-        "--hands",
-        "2000",
-        "--seed",
-        "2",
-        "--json",
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "lbr",
+            "--game",
+            "universal_poker",
+            "--player",
+            "call",
+            "--hands",
+            "2000",
+            "--seed",
+            "2",
+            "--json",
+        ],
+    );
     assert!(output.status.success(), "{output:?}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["hands"], 2000);
@@ -398,29 +417,38 @@ fn lbr_exploits_baselines_and_refuses_players_without_a_policy_for_every_hand() 
             "use fc, fcpa, fchpa or raise action ids",
         ),
     ] {
-        let refused = evaluator(&[&["lbr", "--game", "holdem", "--hands", "1"][..], args].concat());
+        let refused = binary_output(
+            "rnad-evaluator",
+            &[&["lbr", "--game", "holdem", "--hands", "1"][..], args].concat(),
+        );
         assert!(!refused.status.success());
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert!(stderr.contains(expected), "{stderr}");
     }
-    let refused = evaluator(&["lbr", "--game", "leduc_poker", "--player", "call"]);
+    let refused = binary_output(
+        "rnad-evaluator",
+        &["lbr", "--game", "leduc_poker", "--player", "call"],
+    );
     assert!(String::from_utf8_lossy(&refused.stderr).contains("plays universal_poker games"));
 }
 
 #[test]
 fn solve_writes_a_policy_that_eval_reads_back() {
-    let dir = scratch_dir("solve");
+    let dir = scratch("solve");
     let out = dir.join("kuhn.json");
-    let output = evaluator(&[
-        "solve",
-        "--game",
-        "kuhn_poker",
-        "--iterations",
-        "200",
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "solve",
+            "--game",
+            "kuhn_poker",
+            "--iterations",
+            "200",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+    );
     assert!(output.status.success(), "{output:?}");
     let summary = stdout_json(&output);
     assert_eq!(summary["game"], "kuhn_poker");
@@ -429,14 +457,17 @@ fn solve_writes_a_policy_that_eval_reads_back() {
     assert!(solved < 2e-3, "{solved}");
     assert!(summary["seconds"].as_f64().unwrap() >= 0.0);
 
-    let output = evaluator(&[
-        "eval",
-        "--game",
-        "kuhn_poker",
-        "--policy",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "eval",
+            "--game",
+            "kuhn_poker",
+            "--policy",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+    );
     assert!(output.status.success(), "{output:?}");
     let evaluated = stdout_json(&output)["nash_conv"].as_f64().unwrap();
     assert!(
@@ -447,17 +478,20 @@ fn solve_writes_a_policy_that_eval_reads_back() {
 
 #[test]
 fn bench_writes_its_figures_to_a_file() {
-    let dir = scratch_dir("bench");
+    let dir = scratch("bench");
     let out = dir.join("kuhn.json");
-    let output = evaluator(&[
-        "bench",
-        "--game",
-        "kuhn_poker",
-        "--seconds",
-        "0.01",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "bench",
+            "--game",
+            "kuhn_poker",
+            "--seconds",
+            "0.01",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     assert!(output.status.success(), "{output:?}");
     let all: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(all.as_array().unwrap().len(), 1);
@@ -493,30 +527,36 @@ fn bench_writes_its_figures_to_a_file() {
 
 #[test]
 fn watch_refuses_intervals_the_learner_would_drop_and_unreadable_token_files() {
-    let output = evaluator(&[
-        "watch",
-        "--learner",
-        "127.0.0.1:9",
-        "--history",
-        "unused.jsonl",
-        "--interval",
-        "900",
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "watch",
+            "--learner",
+            "127.0.0.1:9",
+            "--history",
+            "unused.jsonl",
+            "--interval",
+            "900",
+        ],
+    );
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("--interval 900: must be between 0.01 and 300 seconds"),
         "{stderr}"
     );
-    let output = evaluator(&[
-        "watch",
-        "--learner",
-        "127.0.0.1:9",
-        "--history",
-        "unused.jsonl",
-        "--token-file",
-        "/nonexistent/token",
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "watch",
+            "--learner",
+            "127.0.0.1:9",
+            "--history",
+            "unused.jsonl",
+            "--token-file",
+            "/nonexistent/token",
+        ],
+    );
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -527,22 +567,25 @@ fn watch_refuses_intervals_the_learner_would_drop_and_unreadable_token_files() {
 
 #[test]
 fn solve_runs_cfr_on_three_players_with_snapshots_that_eval_reads_back() {
-    let dir = scratch_dir("solve_snapshots");
+    let dir = scratch("solve_snapshots");
     let out = dir.join("kuhn3.json");
-    let output = evaluator(&[
-        "solve",
-        "--game",
-        "kuhn_poker(players=3)",
-        "--algorithm",
-        "cfr",
-        "--iterations",
-        "30",
-        "--snapshot-every",
-        "10",
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "solve",
+            "--game",
+            "kuhn_poker(players=3)",
+            "--algorithm",
+            "cfr",
+            "--iterations",
+            "30",
+            "--snapshot-every",
+            "10",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+    );
     assert!(output.status.success(), "{output:?}");
     let summary = stdout_json(&output);
     assert_eq!(summary["algorithm"], "cfr");
@@ -555,14 +598,17 @@ fn solve_runs_cfr_on_three_players_with_snapshots_that_eval_reads_back() {
         assert_eq!(file["iterations"], iteration);
         assert_eq!(file["game"], "kuhn_poker(players=3)");
         let recorded = file["nash_conv"].as_f64().unwrap();
-        let output = evaluator(&[
-            "eval",
-            "--game",
-            "kuhn_poker(players=3)",
-            "--policy",
-            snapshot.to_str().unwrap(),
-            "--json",
-        ]);
+        let output = binary_output(
+            "rnad-evaluator",
+            &[
+                "eval",
+                "--game",
+                "kuhn_poker(players=3)",
+                "--policy",
+                snapshot.to_str().unwrap(),
+                "--json",
+            ],
+        );
         let report = stdout_json(&output);
         assert!((report["nash_conv"].as_f64().unwrap() - recorded).abs() < 1e-12);
         assert!(
@@ -581,7 +627,10 @@ fn solve_runs_cfr_on_three_players_with_snapshots_that_eval_reads_back() {
     assert_eq!(last["iterations"], 30);
     assert_eq!(last["nash_conv"].as_f64().unwrap(), previous);
 
-    let output = evaluator(&["solve", "--game", "kuhn_poker", "--out", "x.json"]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &["solve", "--game", "kuhn_poker", "--out", "x.json"],
+    );
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("--iterations"));
 }
@@ -591,16 +640,19 @@ fn solve_runs_cfr_on_three_players_with_snapshots_that_eval_reads_back() {
 /// a uniform player's share would be, and the points always add to 15.
 #[test]
 fn daihinmin_matches_score_points_per_game_in_every_seat() {
-    let output = evaluator(&[
-        "match",
-        "--game",
-        "daihinmin",
-        "--players",
-        "default,uniform,uniform,uniform,uniform",
-        "--deals",
-        "60",
-        "--json",
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "match",
+            "--game",
+            "daihinmin",
+            "--players",
+            "default,uniform,uniform,uniform,uniform",
+            "--deals",
+            "60",
+            "--json",
+        ],
+    );
     assert!(output.status.success(), "{output:?}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["seatings"], 5);
@@ -619,22 +671,28 @@ fn daihinmin_matches_score_points_per_game_in_every_seat() {
         "the default player wins points: {report}"
     );
     assert_eq!(default["per_seat"].as_array().unwrap().len(), 5);
-    let table = evaluator(&[
-        "match",
-        "--game",
-        "daihinmin",
-        "--players",
-        "default,uniform,uniform,uniform,uniform",
-        "--deals",
-        "10",
-    ]);
+    let table = binary_output(
+        "rnad-evaluator",
+        &[
+            "match",
+            "--game",
+            "daihinmin",
+            "--players",
+            "default,uniform,uniform,uniform,uniform",
+            "--deals",
+            "10",
+        ],
+    );
     assert!(String::from_utf8_lossy(&table.stdout).contains("points/g"));
-    let refused = evaluator(&[
-        "match",
-        "--game",
-        "daihinmin",
-        "--players",
-        "heuristic,uniform,uniform,uniform,uniform",
-    ]);
+    let refused = binary_output(
+        "rnad-evaluator",
+        &[
+            "match",
+            "--game",
+            "daihinmin",
+            "--players",
+            "heuristic,uniform,uniform,uniform,uniform",
+        ],
+    );
     assert!(!refused.status.success());
 }

@@ -13,23 +13,15 @@ use rnad_evaluator::experiments::summary::{summary_csv, summary_markdown, CSV_HE
 use rnad_run::config::{Averaging, Config};
 use rnad_run::history::PolicyKind;
 use rnad_run::history::{HeadToHead, HistoryEntry, LocalBestResponse, NashConvs};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("experiments")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use rnad_testkit::{scratch, TestConfig};
 
 fn config(dir: &Path, averaging: Averaging, seed: u64) -> Config {
-    let text = include_str!("../../configs/kuhn.toml");
-    let mut config = Config::from_toml(text, "kuhn.toml").unwrap();
-    config.seed = seed;
-    config.rnad.averaging = averaging;
-    config.run_dir = dir.to_path_buf();
-    config
+    TestConfig::file("kuhn")
+        .with(|c| {
+            c.seed = seed;
+            c.rnad.averaging = averaging;
+        })
+        .in_run_dir(dir)
 }
 
 /// Target NashConv `values[i]` at step `steps[i]`; the other kinds are

@@ -2,8 +2,6 @@
 //! Adadelta fitting them, the player taking the best predicted action, and
 //! `gain-train` and `gain:FILE` as a user runs them.
 
-use std::path::PathBuf;
-
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_evaluator::gain::{samples_from_log, GainPlayer, GainTrainer};
@@ -14,8 +12,7 @@ use rnad_games::{GameSpec, State, Turn, UniversalPoker};
 
 // Not every test file uses every shared helper.
 #[allow(dead_code)]
-mod support;
-use support::{evaluator, stdout_json};
+use rnad_testkit::{binary_output, scratch, stdout_json};
 
 fn game() -> UniversalPoker {
     let spec = GameSpec::parse(HEADS_UP_NO_LIMIT).unwrap();
@@ -178,13 +175,6 @@ fn a_batch_of_states_decides_as_each_state_alone() {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn stderr(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -201,21 +191,24 @@ fn gain_train_writes_a_network_that_match_plays() {
     std::fs::write(&log_path, &log).unwrap();
     let net = dir.join("generation-1.safetensors");
     let (log_arg, net_arg) = (log_path.to_str().unwrap(), net.to_str().unwrap());
-    let trained = evaluator(&[
-        "gain-train",
-        "--game",
-        HEADS_UP_NO_LIMIT,
-        "--log",
-        log_arg,
-        "--out",
-        net_arg,
-        "--steps",
-        "3",
-        "--batch",
-        "4",
-        "--seed",
-        "5",
-    ]);
+    let trained = binary_output(
+        "rnad-evaluator",
+        &[
+            "gain-train",
+            "--game",
+            HEADS_UP_NO_LIMIT,
+            "--log",
+            log_arg,
+            "--out",
+            net_arg,
+            "--steps",
+            "3",
+            "--batch",
+            "4",
+            "--seed",
+            "5",
+        ],
+    );
     assert!(trained.status.success(), "{}", stderr(&trained));
     let said = String::from_utf8(trained.stdout).unwrap();
     assert!(said.contains("of 20 hands: 3 steps of 4"), "{said}");
@@ -234,18 +227,21 @@ fn gain_train_writes_a_network_that_match_plays() {
     assert_eq!(params.len(), 12);
 
     let player = format!("gain:{net_arg}");
-    let report = stdout_json(&evaluator(&[
-        "match",
-        "--game",
-        HEADS_UP_NO_LIMIT,
-        "--players",
-        &format!("{player},heuristic"),
-        "--deals",
-        "10",
-        "--seed",
-        "1",
-        "--json",
-    ]));
+    let report = stdout_json(&binary_output(
+        "rnad-evaluator",
+        &[
+            "match",
+            "--game",
+            HEADS_UP_NO_LIMIT,
+            "--players",
+            &format!("{player},heuristic"),
+            "--deals",
+            "10",
+            "--seed",
+            "1",
+            "--json",
+        ],
+    ));
     assert_eq!(report["deals"], 10, "{report}");
     assert_eq!(report["raw"][0]["name"], player.as_str(), "{report}");
 
@@ -258,43 +254,52 @@ fn gain_train_writes_a_network_that_match_plays() {
         (&torn, "gain network"),
         (&not_a_network, "not a readable safetensors file"),
     ] {
-        let refused = evaluator(&[
-            "match",
-            "--game",
-            HEADS_UP_NO_LIMIT,
-            "--players",
-            &format!("gain:{},heuristic", file.display()),
-            "--deals",
-            "2",
-        ]);
+        let refused = binary_output(
+            "rnad-evaluator",
+            &[
+                "match",
+                "--game",
+                HEADS_UP_NO_LIMIT,
+                "--players",
+                &format!("gain:{},heuristic", file.display()),
+                "--deals",
+                "2",
+            ],
+        );
         assert!(!refused.status.success());
         assert!(stderr(&refused).contains(expected), "{}", stderr(&refused));
     }
     let other_game = HEADS_UP_NO_LIMIT.replace("stack=5000 5000", "stack=2000 2000");
-    let refused = evaluator(&[
-        "match",
-        "--game",
-        &other_game,
-        "--players",
-        &format!("{player},heuristic"),
-        "--deals",
-        "2",
-    ]);
+    let refused = binary_output(
+        "rnad-evaluator",
+        &[
+            "match",
+            "--game",
+            &other_game,
+            "--players",
+            &format!("{player},heuristic"),
+            "--deals",
+            "2",
+        ],
+    );
     assert!(!refused.status.success());
     assert!(
         stderr(&refused).contains("the match is"),
         "{}",
         stderr(&refused)
     );
-    let refused = evaluator(&[
-        "gain-train",
-        "--game",
-        "leduc_poker",
-        "--log",
-        log_arg,
-        "--out",
-        net_arg,
-    ]);
+    let refused = binary_output(
+        "rnad-evaluator",
+        &[
+            "gain-train",
+            "--game",
+            "leduc_poker",
+            "--log",
+            log_arg,
+            "--out",
+            net_arg,
+        ],
+    );
     assert!(stderr(&refused).contains("seed 004's network reads heads-up universal_poker"));
 }
 
@@ -309,20 +314,23 @@ fn gain_train_stops_at_its_time_limit() {
     let net = dir.join("generation-1.safetensors");
     let train = |limit: &str| {
         let limit = format!("--max-seconds={limit}");
-        evaluator(&[
-            "gain-train",
-            "--game",
-            HEADS_UP_NO_LIMIT,
-            "--log",
-            log_path.to_str().unwrap(),
-            "--out",
-            net.to_str().unwrap(),
-            "--steps",
-            "100000000",
-            "--batch",
-            "2",
-            &limit,
-        ])
+        binary_output(
+            "rnad-evaluator",
+            &[
+                "gain-train",
+                "--game",
+                HEADS_UP_NO_LIMIT,
+                "--log",
+                log_path.to_str().unwrap(),
+                "--out",
+                net.to_str().unwrap(),
+                "--steps",
+                "100000000",
+                "--batch",
+                "2",
+                &limit,
+            ],
+        )
     };
     let trained = train("0.3");
     assert!(trained.status.success(), "{}", stderr(&trained));

@@ -3,20 +3,17 @@
 //! intervals that cover the exact values, the JSON format, refusals, and a
 //! league's tables.
 
-use std::path::PathBuf;
-
 use rnad_evaluator::players::{PlayerSpec, Tabulator};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
 use rnad_games::GameSpec;
 use serde_json::Value;
 
-mod support;
-use support::{evaluator, stdout_json};
+use rnad_testkit::{binary_output, openspiel_fixture, stdout_json};
 
 /// A fixture's path as a command-line argument.
 fn fixture(name: &str) -> String {
-    support::fixture(name).to_str().unwrap().to_string()
+    openspiel_fixture(name).to_str().unwrap().to_string()
 }
 
 fn player<'a>(report: &'a Value, name: &str) -> &'a Value {
@@ -35,15 +32,18 @@ fn player<'a>(report: &'a Value, name: &str) -> &'a Value {
 /// count). Over both seats: 5/24.
 #[test]
 fn exact_kuhn_rules_against_uniform_match_a_hand_computation() {
-    let report = stdout_json(&evaluator(&[
-        "match",
-        "--game",
-        "kuhn_poker",
-        "--players",
-        "rules,uniform",
-        "--exact",
-        "--json",
-    ]));
+    let report = stdout_json(&binary_output(
+        "rnad-evaluator",
+        &[
+            "match",
+            "--game",
+            "kuhn_poker",
+            "--players",
+            "rules,uniform",
+            "--exact",
+            "--json",
+        ],
+    ));
     let rules = player(&report, "rules");
     assert!(
         (rules["mean"].as_f64().unwrap() - 5.0 / 24.0).abs() < 1e-12,
@@ -79,15 +79,18 @@ fn sampled_intervals_cover_the_exact_values() {
             ),
         ),
     ] {
-        let exact = stdout_json(&evaluator(&[
-            "match",
-            "--game",
-            spec,
-            "--players",
-            &players,
-            "--exact",
-            "--json",
-        ]));
+        let exact = stdout_json(&binary_output(
+            "rnad-evaluator",
+            &[
+                "match",
+                "--game",
+                spec,
+                "--players",
+                &players,
+                "--exact",
+                "--json",
+            ],
+        ));
         let sampled_match = [
             "match",
             "--game",
@@ -100,7 +103,7 @@ fn sampled_intervals_cover_the_exact_values() {
             "3",
             "--json",
         ];
-        let sampled = stdout_json(&evaluator(&sampled_match));
+        let sampled = stdout_json(&binary_output("rnad-evaluator", &sampled_match));
         assert_eq!(sampled["deals"], 4000);
         assert_eq!(sampled["games"], 8000);
         for (e, s) in exact["players"]
@@ -119,7 +122,7 @@ fn sampled_intervals_cover_the_exact_values() {
                 "{spec}: {mean} ± {ci} vs exact {value}"
             );
         }
-        let again = stdout_json(&evaluator(&sampled_match));
+        let again = stdout_json(&binary_output("rnad-evaluator", &sampled_match));
         assert_eq!(again["players"], sampled["players"], "reproducible");
     }
 }
@@ -146,22 +149,25 @@ fn bad_players_and_counts_are_refused_by_name() {
     ] {
         let mut full = vec!["match", "--game", "kuhn_poker"];
         full.extend(args);
-        let output = evaluator(&full);
+        let output = binary_output("rnad-evaluator", &full);
         assert!(!output.status.success());
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(expected), "{stderr}");
     }
     // A reduced player needs a Leduc policy for fewer players.
-    let output = evaluator(&[
-        "match",
-        "--game",
-        "leduc_poker(players=3)",
-        "--players",
-        &format!(
-            "reduced:{},rules,rules",
-            fixture("kuhn_poker_cfrplus100_policy.json")
-        ),
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "match",
+            "--game",
+            "leduc_poker(players=3)",
+            "--players",
+            &format!(
+                "reduced:{},rules,rules",
+                fixture("kuhn_poker_cfrplus100_policy.json")
+            ),
+        ],
+    );
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("the file is for kuhn_poker"), "{stderr}");
@@ -169,19 +175,21 @@ fn bad_players_and_counts_are_refused_by_name() {
 
 #[test]
 fn a_league_writes_a_cross_table_and_a_ranking() {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("league");
-    let _ = std::fs::remove_dir_all(&out);
+    let out = rnad_testkit::scratch("league").join("out");
     let policy = format!("policy:{}", fixture("kuhn_poker_cfrplus100_policy.json"));
-    let output = evaluator(&[
-        "league",
-        "--game",
-        "kuhn_poker",
-        "--players",
-        &format!("uniform,rules,{policy}"),
-        "--exact",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let output = binary_output(
+        "rnad-evaluator",
+        &[
+            "league",
+            "--game",
+            "kuhn_poker",
+            "--players",
+            &format!("uniform,rules,{policy}"),
+            "--exact",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     assert!(output.status.success(), "{output:?}");
     let markdown = std::fs::read_to_string(out.join("league.md")).unwrap();
     assert!(

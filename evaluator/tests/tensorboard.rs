@@ -12,17 +12,9 @@ use std::time::{Duration, Instant};
 
 use rnad_evaluator::tensorboard::event_file::masked_crc;
 use rnad_evaluator::tensorboard::is_our_event_file;
+use rnad_testkit::scratch;
 
 const EVALUATOR: &str = env!("CARGO_BIN_EXE_rnad-evaluator");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("tensorboard")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn training_line(step: u64) -> String {
     format!(

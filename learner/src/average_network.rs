@@ -239,8 +239,7 @@ mod tests {
 
     /// Kuhn's network shape; two states told apart by their first inputs.
     fn config(horizon_steps: u64) -> Config {
-        let mut config =
-            Config::from_toml(include_str!("../../configs/kuhn.toml"), "kuhn").unwrap();
+        let mut config = rnad_testkit::TestConfig::file("kuhn").build();
         config.average_network = AverageNetworkConfig {
             // Full after 32 of the 600 steps' offers (weights only tell
             // once it is full: until then it holds everything offered).

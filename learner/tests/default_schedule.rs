@@ -5,7 +5,7 @@
 //! 25,000 steps.
 
 use rnad_learner::learning_rate::LearningRateSchedule;
-use rnad_run::config::{Config, RnadConfig};
+use rnad_run::config::RnadConfig;
 use rnad_run::schedule::EntropySchedule;
 
 const QUIET_FROM: u64 = 300_000;
@@ -13,9 +13,7 @@ const QUIET_FROM: u64 = 300_000;
 /// The shipped default's `[rnad]` section, its entropy schedule and its
 /// learning-rate schedule.
 fn default_schedules() -> (RnadConfig, EntropySchedule, LearningRateSchedule) {
-    let rnad = Config::from_toml(include_str!("../../configs/leduc.toml"), "leduc.toml")
-        .unwrap()
-        .rnad;
+    let rnad = rnad_testkit::TestConfig::file("leduc").build().rnad;
     let schedule = EntropySchedule::new(
         rnad.entropy_schedule_size.clone(),
         rnad.entropy_schedule_repeats.clone(),

@@ -101,9 +101,7 @@ fn the_learner_and_the_actor_create_tensors_only_on_their_devices() {
 /// The check finds a tensor made on the CPU in learner code.
 #[test]
 fn a_tensor_made_on_the_cpu_is_found() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("device_choice");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = rnad_testkit::scratch("device_choice");
     std::fs::write(
         dir.join("step.rs"),
         "fn mask(n: usize) -> Tensor {\n    Tensor::zeros(n, DType::F32, &Device::Cpu).unwrap()\n}\n\

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::{free_port, local, sample, scrape, wait_for, workspace, Launch, Process};
+use rnad_testkit::{free_port, local, sample, scrape, wait_for, Launch, Process, TestConfig};
 
 /// Bound of the waits for training progress.
 pub const LONG: Duration = Duration::from_secs(120);
@@ -13,22 +13,16 @@ pub const LONG: Duration = Duration::from_secs(120);
 pub const SHORT: Duration = Duration::from_secs(30);
 
 /// Kuhn poker with asynchronous actors, checkpoints every 100 steps and a
-/// `target_average` over 2,000 steps, written to `dir/kuhn.toml`.
+/// `target_average` over 2,000 steps.
+pub fn kuhn() -> TestConfig {
+    TestConfig::file("kuhn")
+        .checkpoint_every(100)
+        .with(|c| c.evaluation.average_horizon_steps = 2000)
+}
+
+/// [`kuhn`], written to `dir/kuhn.toml`.
 pub fn kuhn_config(dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(workspace().join("configs/kuhn.toml"))
-        .unwrap()
-        .replace("interval_steps = 1000", "interval_steps = 100")
-        .replace(
-            "[evaluation]\n",
-            "[evaluation]\naverage_horizon_steps = 2000\n",
-        );
-    assert!(
-        text.contains("average_horizon_steps"),
-        "configs/kuhn.toml has an [evaluation] table"
-    );
-    let path = dir.join("kuhn.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+    kuhn().write(&dir.join("kuhn.toml"))
 }
 
 /// A running `rnad-learner serve`.

@@ -20,7 +20,7 @@ use clap::Parser;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{bin_dir, run_binary, workspace};
+use rnad_testkit::{bin_dir, run_binary, workspace};
 
 /// The documents of a YAML stream (empty ones left out).
 pub fn documents(yaml: &str) -> Vec<Value> {
@@ -559,7 +559,7 @@ fn sweep_runs(docs: &[Value], pod: &Pod, container: &Value, line: &[String]) -> 
     // Tests check sweeps at the same time: each call has its own folder.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = crate::scratch(&format!(
+    let dir = rnad_testkit::scratch(&format!(
         "manifests-{}-{}-{call}",
         pod.name,
         std::process::id()

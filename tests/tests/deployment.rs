@@ -14,8 +14,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use rnad_testkit::workspace;
 use rnad_tests::manifests::documents;
-use rnad_tests::workspace;
 
 fn run(program: &str, args: &[&str], envs: &[(&str, &str)]) -> Output {
     Command::new(program)

@@ -7,15 +7,16 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use rnad_testkit::{
+    free_port, history, labelled, local, sample, sample_names, scrape, scratch, wait_for,
+    workspace, Process,
+};
 use rnad_tests::cluster::{
     learner_step, newest_checkpoint, restart_evaluator, start_actor, start_evaluator,
     start_evaluator_with, start_learner, wait_for_steps, Learner, LONG, SHORT,
 };
 use rnad_tests::manifests::documents;
-use rnad_tests::{
-    dashboard_queries, free_port, history, labelled, local, promql_metric_names, sample,
-    sample_names, scrape, scratch, wait_for, workspace, Process,
-};
+use rnad_tests::{dashboard_queries, promql_metric_names};
 
 /// `promtool check metrics` on a scrape.
 fn promtool_accepts(text: &str) {
@@ -190,7 +191,7 @@ fn a_restarted_watcher_goes_on_averaging(dir: &Path, learner: u16, mut evaluator
 /// the version before on every evaluation after the first, writes them to
 /// its history (without NashConv) and exports them; returns its page.
 fn panel_plays_every_opponent(
-    panel: &rnad_tests::Process,
+    panel: &rnad_testkit::Process,
     metrics: u16,
     history_path: &std::path::Path,
 ) -> String {

@@ -6,7 +6,7 @@
 
 use std::process::{Command, Output};
 
-use rnad_tests::bin_dir;
+use rnad_testkit::bin_dir;
 
 fn run(binary: &str, args: &[&str], rust_log: Option<&str>) -> Output {
     let mut command = Command::new(bin_dir().join(binary));

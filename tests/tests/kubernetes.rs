@@ -9,8 +9,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use rnad_testkit::{scratch, workspace};
 use rnad_tests::manifests::{documents, problems, prometheus_rule};
-use rnad_tests::{scratch, workspace};
 use serde_json::{json, Value};
 
 const KUBERNETES: &str = "deploy/kubernetes";

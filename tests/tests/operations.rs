@@ -7,13 +7,13 @@
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
+use rnad_testkit::{
+    free_port, labelled, open_files, raise_open_file_limit, resident_bytes, sample, scrape,
+    scratch, wait_for, Launch,
+};
 use rnad_tests::cluster::{
     newest_checkpoint, start_actor, start_actor_with, start_learner, start_learner_with,
     wait_for_steps, wait_for_submits, Learner, LONG, SHORT,
-};
-use rnad_tests::{
-    free_port, labelled, open_files, raise_open_file_limit, resident_bytes, sample, scrape,
-    scratch, wait_for, Launch,
 };
 use rnad_wire::handshake::{self, Token};
 use rnad_wire::PROTOCOL_VERSION;
@@ -413,8 +413,8 @@ fn actors_without_a_seed_draw_different_ones_and_log_them() {
 fn actors_take_the_runs_games_per_actor_unless_told_otherwise() {
     let dir = scratch("operations_games_per_actor");
     let learner = start_learner(&dir, free_port(), free_port(), "learner.log");
-    let address = rnad_tests::local(learner.port);
-    let defaulted = rnad_tests::Process::start(
+    let address = rnad_testkit::local(learner.port);
+    let defaulted = rnad_testkit::Process::start(
         "rnad-actor",
         &["--learner", &address],
         &dir.join("actor-defaulted.log"),

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rnad_tests::{run_binary, scratch, workspace, Finished};
+use rnad_testkit::{run_binary, scratch, workspace, Finished};
 use serde_json::Value;
 
 const KINDS: [&str; 4] = ["online", "target", "target_postprocessed", "reg"];
@@ -490,7 +490,7 @@ fn local_runs_with_overrides_and_records_them() {
 
 #[test]
 fn a_local_run_serves_learner_actor_and_evaluation_metrics_on_one_endpoint() {
-    use rnad_tests::{free_port, labelled, sample, scrape, wait_for, Process};
+    use rnad_testkit::{free_port, labelled, sample, scrape, wait_for, Process};
 
     let dir = scratch("records_local_metrics");
     let port = free_port();

@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
+use rnad_testkit::{free_port, history, local, scratch, wait_for, Process};
 use rnad_tests::cluster::{
     start_actor, start_evaluator, start_evaluator_with, start_learner, wait_for_submits, LONG,
     SHORT,
 };
-use rnad_tests::{free_port, history, local, scratch, wait_for, Process};
 
 /// How long a process may take from SIGTERM to its exit.
 const STOP_BOUND: Duration = Duration::from_secs(5);
@@ -66,7 +66,7 @@ fn sigterm_stops_actor_and_watcher_at_once_even_while_their_learner_hangs() {
 fn sigterm_stops_a_watcher_in_the_middle_of_a_long_head_to_head_evaluation() {
     let dir = scratch("shutdown-watcher-panel");
     let (port, metrics) = (free_port(), free_port());
-    let config = rnad_tests::workspace().join("configs/holdem.toml");
+    let config = rnad_testkit::workspace().join("configs/holdem.toml");
     let run_dir = dir.join("run");
     let mut learner = Process::start(
         "rnad-learner",
@@ -91,7 +91,7 @@ fn sigterm_stops_a_watcher_in_the_middle_of_a_long_head_to_head_evaluation() {
     wait_for(
         "the learner's metrics",
         LONG,
-        || rnad_tests::scrape(metrics),
+        || rnad_testkit::scrape(metrics),
         || learner.stderr(),
     );
     let (mut watcher, _, history_path) = start_evaluator_with(&dir, port, "evaluator", &[]);
@@ -113,7 +113,7 @@ fn sigterm_stops_a_watcher_in_the_middle_of_a_long_head_to_head_evaluation() {
     assert!(watcher.running(), "{}", watcher.stderr());
     terminate_within_bound(&mut watcher, "the watcher");
     let log = watcher.stderr();
-    let finished = rnad_tests::games_before_stop(&log)
+    let finished = rnad_testkit::games_before_stop(&log)
         .unwrap_or_else(|| panic!("no stopped evaluation logged:\n{log}"));
     assert!(finished > 0, "stopped before its first game:\n{log}");
     assert!(history(&history_path).is_empty(), "{log}");
@@ -124,7 +124,7 @@ fn sigterm_stops_a_watcher_in_the_middle_of_a_long_head_to_head_evaluation() {
 fn sigterm_stops_the_local_run_and_its_actor_threads_within_the_bound() {
     let dir = scratch("shutdown-local");
     let metrics = free_port();
-    let config = rnad_tests::workspace().join("configs/kuhn.toml");
+    let config = rnad_testkit::workspace().join("configs/kuhn.toml");
     let run_dir = dir.join("run");
     let mut process = Process::start(
         "rnad-learner",
@@ -143,8 +143,8 @@ fn sigterm_stops_the_local_run_and_its_actor_threads_within_the_bound() {
         "the local run's first steps",
         LONG,
         || {
-            rnad_tests::scrape(metrics)
-                .and_then(|t| rnad_tests::sample(&t, "rnad_learner_step"))
+            rnad_testkit::scrape(metrics)
+                .and_then(|t| rnad_testkit::sample(&t, "rnad_learner_step"))
                 .filter(|step| *step >= 20.0)
         },
         || process.stderr(),

@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
-use rnad_run::config::Config;
-use rnad_tests::cluster::{kuhn_config, newest_checkpoint, LONG, SHORT};
-use rnad_tests::{bin_dir, free_port, history, sample, scrape, scratch, wait_for, workspace};
+use rnad_testkit::{bin_dir, free_port, history, sample, scrape, scratch, wait_for, workspace};
+use rnad_tests::cluster::{self, kuhn_config, newest_checkpoint, LONG, SHORT};
 
 /// `PATH` with the stand-ins first, then the workspace's binaries.
 fn shim_path() -> String {
@@ -312,15 +311,11 @@ fn learner_step(port: u16) -> u64 {
 
 /// Kuhn in lockstep, evaluated and checkpointed every 10 steps.
 fn sweep_config(dir: &Path) -> PathBuf {
-    let mut config = Config::load(&kuhn_config(dir)).unwrap();
-    config.actors.count = 1;
-    config.actors.lockstep = true;
-    config.evaluation.interval_seconds = 0.0;
-    config.evaluation.interval_steps = 10;
-    config.checkpoint.interval_steps = 10;
-    let path = dir.join("sweep.toml");
-    std::fs::write(&path, config.to_toml()).unwrap();
-    path
+    cluster::kuhn()
+        .lockstep()
+        .evaluate_every(10)
+        .checkpoint_every(10)
+        .write(&dir.join("sweep.toml"))
 }
 
 #[test]

@@ -13,7 +13,7 @@ fn cargo(args: &[&str]) -> String {
     let output = Command::new(cargo)
         .args(args)
         .arg("--manifest-path")
-        .arg(rnad_tests::workspace().join("Cargo.toml"))
+        .arg(rnad_testkit::workspace().join("Cargo.toml"))
         .output()
         .expect("cargo runs");
     assert!(

@@ -11,7 +11,7 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use rnad_tests::{bin_dir, free_port};
+use rnad_testkit::{bin_dir, free_port};
 use rnad_uecda::table::{write_int, Table, PROTOCOL};
 
 fn spawn(binary: &str, args: &[&str]) -> Child {

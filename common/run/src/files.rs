@@ -123,12 +123,7 @@ pub fn move_aside(path: &Path) -> std::io::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("rnad-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
+    use rnad_testkit::scratch;
 
     #[test]
     fn atomic_writes_replace_the_whole_file_and_leave_no_temporary() {

@@ -98,13 +98,8 @@ pub fn drop_after_step(path: &Path, step: Option<u64>) -> std::io::Result<usize>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rnad_testkit::scratch;
     use serde_json::json;
-
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("rnad-jsonl-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
 
     #[test]
     fn a_torn_last_line_is_cut_and_complete_lines_are_kept() {

@@ -100,8 +100,7 @@ mod tests {
 
     #[test]
     fn a_second_lock_is_refused_naming_the_holder_until_the_first_is_dropped() {
-        let dir = std::env::temp_dir().join(format!("rnad-lock-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = rnad_testkit::scratch("second-lock");
         let first = RunLock::acquire(&dir).unwrap();
         let error = RunLock::acquire(&dir).unwrap_err().to_string();
         assert!(

@@ -242,9 +242,7 @@ mod tests {
 
     #[test]
     fn periods_follow_the_schedule_and_the_last_ends_with_the_run() {
-        let mut config =
-            rnad_run::config::Config::from_toml(include_str!("../../../configs/kuhn.toml"), "kuhn")
-                .unwrap();
+        let mut config = rnad_testkit::TestConfig::file("kuhn").build();
         // Two periods of 100, then periods of 250.
         config.rnad.entropy_schedule_size = vec![100, 250];
         config.rnad.entropy_schedule_repeats = vec![2, 1];

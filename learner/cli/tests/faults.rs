@@ -10,32 +10,18 @@ use std::time::{Duration, Instant};
 
 use rnad_learner::checkpoint;
 use rnad_run::config::Config;
-use rnad_tests::{send_signal, stopped_at};
+use rnad_testkit::{scratch, send_signal, stopped_at, TestConfig};
 
 const LEARNER: &str = env!("CARGO_BIN_EXE_rnad-learner");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Kuhn in lockstep, evaluated every 20 steps and checkpointed every 50,
 /// written to `dir/kuhn.toml` with `edit` applied.
 fn write_config(dir: &Path, edit: impl FnOnce(&mut Config)) -> PathBuf {
-    let text = include_str!("../../../configs/kuhn.toml");
-    let mut config = Config::from_toml(text, "kuhn.toml").unwrap();
-    config.actors.count = 1;
-    config.actors.lockstep = true;
-    config.evaluation.interval_seconds = 0.0;
-    config.evaluation.interval_steps = 20;
-    config.checkpoint.interval_steps = 50;
-    config.checkpoint.keep = 3;
-    edit(&mut config);
-    let path = dir.join("kuhn.toml");
-    std::fs::write(&path, config.to_toml()).unwrap();
-    path
+    TestConfig::kuhn_lockstep(20)
+        .checkpoint_every(50)
+        .with(|c| c.checkpoint.keep = 3)
+        .with(edit)
+        .write(&dir.join("kuhn.toml"))
 }
 
 fn local(config: &Path, run_dir: &Path, extra: &[&str]) -> Command {
@@ -193,7 +179,7 @@ fn a_run_killed_at_random_moments_resumes_every_time_and_plots() {
     assert_eq!(steps.last(), Some(&budget));
 
     let figure = dir.join("nash_conv.svg");
-    let plot = Command::new(rnad_tests::bin_dir().join("rnad-evaluator"))
+    let plot = Command::new(rnad_testkit::bin_dir().join("rnad-evaluator"))
         .arg("plot")
         .arg("--runs")
         .arg(&run)

@@ -5,7 +5,7 @@
 //! checkpoints of another experiment or none readable are refused and left
 //! in place.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use rnad_evaluator::checkpoint_policy::CheckpointPolicies;
@@ -22,27 +22,12 @@ use rnad_process::shutdown::Shutdown;
 use rnad_run::config::Config;
 use rnad_run::history::{HistoryEntry, PolicyKind};
 use rnad_run::run_dir::RunDir;
+use rnad_testkit::{scratch, TestConfig};
 use rnad_wire::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
 
+/// Kuhn in lockstep, evaluated every 100 steps, in `run_dir`.
 fn kuhn_config(run_dir: &Path) -> Config {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../configs/kuhn.toml"
-    ))
-    .unwrap();
-    let mut config = Config::from_toml(&text, "configs/kuhn.toml").unwrap();
-    config.run_dir = run_dir.to_path_buf();
-    config.actors.count = 1;
-    config.actors.lockstep = true;
-    config.evaluation.interval_seconds = 0.0;
-    config.evaluation.interval_steps = 100;
-    config
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    TestConfig::kuhn_lockstep(100).in_run_dir(run_dir)
 }
 
 fn run(config: &Config, max_steps: u64) -> Result<RunSummary, rnad_learner_cli::error::CliError> {
@@ -599,26 +584,21 @@ fn head_to_head_mode_plays_the_panel_and_its_interval_covers_the_exact_value() {
 /// run's metrics say the same.
 #[test]
 fn holdem_is_judged_by_its_panel_and_local_best_responses() {
-    use rnad_tests::{free_port, scrape, wait_for};
+    use rnad_testkit::{free_port, scrape, wait_for};
     let dir = scratch("holdem_panel");
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../configs/holdem.toml"
-    ))
-    .unwrap();
-    let mut config = Config::from_toml(&text, "configs/holdem.toml").unwrap();
-    config.run_dir = dir.clone();
-    config.network.hidden = vec![32];
-    config.rnad.batch_size = 16;
-    config.actors.count = 1;
-    config.actors.games_per_actor = 16;
-    config.actors.lockstep = true;
-    config.evaluation.interval_seconds = 0.0;
-    config.evaluation.interval_steps = 5;
-    config.evaluation.deals = 50;
-    config.evaluation.lbr_interval_evaluations = 2;
-    config.evaluation.lbr_hands = 20;
-    config.evaluation.panel_extra = vec!["raise".into()];
+    let config = TestConfig::file("holdem")
+        .lockstep()
+        .evaluate_every(5)
+        .with(|c| {
+            c.network.hidden = vec![32];
+            c.rnad.batch_size = 16;
+            c.actors.games_per_actor = 16;
+            c.evaluation.deals = 50;
+            c.evaluation.lbr_interval_evaluations = 2;
+            c.evaluation.lbr_hands = 20;
+            c.evaluation.panel_extra = vec!["raise".into()];
+        })
+        .in_run_dir(&dir);
     let port = free_port();
     let shutdown = Shutdown::new();
     let runner = {
@@ -682,7 +662,7 @@ fn holdem_is_judged_by_its_panel_and_local_best_responses() {
             );
         }
     }
-    let scraped = rnad_tests::sample(&page, "rnad_evaluator_lbr_mbb_per_hand").unwrap();
+    let scraped = rnad_testkit::sample(&page, "rnad_evaluator_lbr_mbb_per_hand").unwrap();
     assert!(
         entries
             .iter()
@@ -690,13 +670,13 @@ fn holdem_is_judged_by_its_panel_and_local_best_responses() {
             .any(|l| (l.mbb_per_hand - scraped).abs() <= 1e-6 * l.mbb_per_hand.abs().max(1.0)),
         "scraped {scraped}, history {entries:?}"
     );
-    let heuristic = rnad_tests::labelled(
+    let heuristic = rnad_testkit::labelled(
         &page,
         "rnad_evaluator_head_to_head",
         "opponent=\"heuristic\"",
     );
     assert!(heuristic.is_some_and(f64::is_finite), "{page}");
-    let added = rnad_tests::labelled(&page, "rnad_evaluator_head_to_head", "opponent=\"raise\"");
+    let added = rnad_testkit::labelled(&page, "rnad_evaluator_head_to_head", "opponent=\"raise\"");
     assert!(added.is_some_and(f64::is_finite), "{page}");
 
     // Its checkpoint plays in `match` and `lbr` as a network, state by
@@ -707,7 +687,7 @@ fn holdem_is_judged_by_its_panel_and_local_best_responses() {
         .unwrap();
     let network = format!("checkpoint:{}", checkpoint.display());
     let evaluator = |name: &str, args: &[&str]| {
-        rnad_tests::run_binary("rnad-evaluator", args, &dir, name, Duration::from_secs(120))
+        rnad_testkit::run_binary("rnad-evaluator", args, &dir, name, Duration::from_secs(120))
     };
     let players = format!("{network},heuristic");
     let played = evaluator(

@@ -9,32 +9,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use rnad_run::config::Config;
-use rnad_tests::{send_signal, stopped_at};
+use rnad_testkit::{scratch, send_signal, stopped_at, TestConfig};
 
 const LEARNER: &str = env!("CARGO_BIN_EXE_rnad-learner");
 /// Bound of every wait for a process.
 const LIMIT: Duration = Duration::from_secs(60);
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// Kuhn in lockstep, evaluated every 20 steps and checkpointed every 50.
 fn write_config(dir: &Path) -> PathBuf {
-    let text = include_str!("../../../configs/kuhn.toml");
-    let mut config = Config::from_toml(text, "kuhn.toml").unwrap();
-    config.actors.count = 1;
-    config.actors.lockstep = true;
-    config.evaluation.interval_seconds = 0.0;
-    config.evaluation.interval_steps = 20;
-    config.checkpoint.interval_steps = 50;
-    let path = dir.join("kuhn.toml");
-    std::fs::write(&path, config.to_toml()).unwrap();
-    path
+    TestConfig::kuhn_lockstep(20)
+        .checkpoint_every(50)
+        .write(&dir.join("kuhn.toml"))
 }
 
 fn learner(command: &str, config: &Path, run_dir: &Path, extra: &[&str]) -> Command {

@@ -1,15 +1,10 @@
 //! `rnad-learner local` as a user runs it: SIGINT or SIGTERM saves a
 //! checkpoint and exits 0, and the next start on the run directory resumes.
 
-use std::path::{Path, PathBuf};
+use rnad_testkit::scratch;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 fn start(run_dir: &Path, extra: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_rnad-learner"))
@@ -57,7 +52,7 @@ fn wait(mut child: Child) -> (std::process::ExitStatus, String) {
 }
 
 fn stopped_at(stderr: &str) -> u64 {
-    rnad_tests::stopped_at(stderr).unwrap_or_else(|| panic!("no final line:\n{stderr}"))
+    rnad_testkit::stopped_at(stderr).unwrap_or_else(|| panic!("no final line:\n{stderr}"))
 }
 
 #[test]
@@ -67,7 +62,7 @@ fn sigint_and_sigterm_checkpoint_exit_zero_and_resume() {
         let child = start(&dir, &[]);
         wait_for_history(&dir);
         std::thread::sleep(Duration::from_millis(300));
-        rnad_tests::send_signal(child.id(), signal);
+        rnad_testkit::send_signal(child.id(), signal);
         let (status, stderr) = wait(child);
         assert!(status.success(), "SIG{name}: {status:?}\n{stderr}");
         let step = stopped_at(&stderr);
@@ -132,11 +127,11 @@ fn sigterm_stops_a_long_head_to_head_evaluation() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_secs(3));
-    rnad_tests::send_signal(child.id(), libc::SIGTERM);
+    rnad_testkit::send_signal(child.id(), libc::SIGTERM);
     let (status, stderr) = wait(child);
     assert!(status.success(), "{status:?}\n{stderr}");
     assert_eq!(stopped_at(&stderr), 0, "{stderr}");
-    let finished = rnad_tests::games_before_stop(&stderr)
+    let finished = rnad_testkit::games_before_stop(&stderr)
         .unwrap_or_else(|| panic!("no stopped evaluation logged:\n{stderr}"));
     assert!(finished > 0, "stopped before its first game:\n{stderr}");
     assert!(dir

@@ -10,31 +10,16 @@ use std::time::Duration;
 
 use rnad_run::config::Config;
 use rnad_run::history::HistoryEntry;
+use rnad_testkit::{scratch, TestConfig};
 
 const LEARNER: &str = env!("CARGO_BIN_EXE_rnad-learner");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("sweep")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Kuhn in lockstep (reproducible), evaluated and checkpointed every 10
 /// steps.
 fn write_config(dir: &Path) -> PathBuf {
-    let text = include_str!("../../../configs/kuhn.toml");
-    let mut config = Config::from_toml(text, "kuhn.toml").unwrap();
-    config.actors.count = 1;
-    config.actors.lockstep = true;
-    config.evaluation.interval_seconds = 0.0;
-    config.evaluation.interval_steps = 10;
-    config.checkpoint.interval_steps = 10;
-    let path = dir.join("kuhn-sweep.toml");
-    std::fs::write(&path, config.to_toml()).unwrap();
-    path
+    TestConfig::kuhn_lockstep(10)
+        .checkpoint_every(10)
+        .write(&dir.join("kuhn-sweep.toml"))
 }
 
 /// `sweep` over the averaging variants given (comma-separated) and seeds,
@@ -89,7 +74,7 @@ impl UnboundedSweep {
     /// Waits (at most a minute) for the sweep to exit; its output.
     fn finish(mut self) -> Output {
         let child = self.child.as_mut().expect("still running");
-        rnad_tests::wait_for(
+        rnad_testkit::wait_for(
             "the sweep to exit",
             Duration::from_secs(60),
             || child.try_wait().unwrap(),
@@ -103,7 +88,7 @@ impl Drop for UnboundedSweep {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
             for run in children_of(child.id()) {
-                rnad_tests::send_signal(run, libc::SIGKILL);
+                rnad_testkit::send_signal(run, libc::SIGKILL);
             }
             let _ = child.kill();
             let _ = child.wait();
@@ -129,7 +114,7 @@ fn children_of(parent: u32) -> Vec<u32> {
 /// Waits (at most a minute) until the run has evaluated `count` times.
 fn wait_for_evaluations(run: &Path, count: usize) {
     let history = run.join("history.jsonl");
-    rnad_tests::wait_for(
+    rnad_testkit::wait_for(
         &format!("{} to hold {count} evaluations", history.display()),
         Duration::from_secs(60),
         || {
@@ -275,7 +260,7 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
     for seed in [0, 1] {
         wait_for_evaluations(&out.join(format!("rnad.averaging=none/seed-{seed}")), 3);
     }
-    rnad_tests::send_signal(sweep_run.pid(), libc::SIGTERM);
+    rnad_testkit::send_signal(sweep_run.pid(), libc::SIGTERM);
     let output = sweep_run.finish();
     let log = text(&output);
     assert!(output.status.success(), "{log}");
@@ -289,7 +274,7 @@ fn sigterm_stops_every_run_with_a_checkpoint_and_the_same_command_resumes() {
     for seed in [0, 1] {
         let run = out.join(format!("rnad.averaging=none/seed-{seed}"));
         let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
-        let step = rnad_tests::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
+        let step = rnad_testkit::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
         stopped_at.push(step);
     }
     let budget = stopped_at.iter().max().unwrap() + 15;
@@ -317,12 +302,12 @@ fn a_run_stopped_from_outside_the_sweep_is_reported_unfinished_and_resumes() {
     wait_for_evaluations(&run, 3);
     let runs = children_of(sweep_run.pid());
     assert_eq!(runs.len(), 1, "the sweep's one run: {runs:?}");
-    rnad_tests::send_signal(runs[0], libc::SIGTERM);
+    rnad_testkit::send_signal(runs[0], libc::SIGTERM);
     let output = sweep_run.finish();
     let log = text(&output);
     assert!(!output.status.success(), "{log}");
     let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
-    let stopped = rnad_tests::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
+    let stopped = rnad_testkit::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
     assert!(
         log.contains(&format!(
             "runs did not finish: rnad.averaging=none seed 0 (exited 0 at step {stopped} of \
@@ -496,13 +481,13 @@ fn an_indexed_task_stopped_by_a_signal_exits_75_and_resumes() {
     let task = UnboundedSweep::start(&config, &out, "0,1", &["--index", "1"]);
     let run = out.join("rnad.averaging=none/seed-1");
     wait_for_evaluations(&run, 3);
-    rnad_tests::send_signal(task.pid(), libc::SIGTERM);
+    rnad_testkit::send_signal(task.pid(), libc::SIGTERM);
     let output = task.finish();
     let log = text(&output);
     assert_eq!(output.status.code(), Some(75), "{log}");
     assert!(log.contains("the same command resumes it"), "{log}");
     let run_log = std::fs::read_to_string(run.join("log.txt")).unwrap();
-    let stopped = rnad_tests::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
+    let stopped = rnad_testkit::stopped_at(&run_log).unwrap_or_else(|| panic!("{run_log}"));
 
     let budget = stopped + 15;
     let resumed = sweep_command(&config, &out, "none", "0,1", budget)

@@ -36,7 +36,7 @@ fn applied(learner: &mut Learner, batch: &[Trajectory]) -> StepStats {
 /// stays as it was, and the guard names what was not finite.
 #[test]
 fn a_step_that_diverges_is_skipped_and_changes_nothing() {
-    let mut config = Config::from_toml(include_str!("../../../configs/kuhn.toml"), "kuhn").unwrap();
+    let mut config = rnad_testkit::TestConfig::file("kuhn").build();
     config.rnad.learning_rate = 1e30;
     config.rnad.clip_gradient = 1e30;
     let (mut wild, _, batch) = two_learners_and_a_batch(&config, &config, 5);
@@ -57,7 +57,7 @@ fn a_step_that_diverges_is_skipped_and_changes_nothing() {
 /// exactly a quarter of a constant-rate learner's move.
 #[test]
 fn updates_follow_the_learning_rate_schedule() {
-    let constant = Config::from_toml(include_str!("../../../configs/kuhn.toml"), "kuhn").unwrap();
+    let constant = rnad_testkit::TestConfig::file("kuhn").build();
     let mut decaying = constant.clone();
     decaying.rnad.learning_rate_decay_steps = 1;
     decaying.rnad.learning_rate_final_fraction = 0.25;
@@ -88,7 +88,7 @@ fn updates_follow_the_learning_rate_schedule() {
 
 #[test]
 fn the_configs_weight_decay_shrinks_the_weights_by_lr_times_lambda() {
-    let plain = Config::from_toml(include_str!("../../../configs/kuhn.toml"), "kuhn").unwrap();
+    let plain = rnad_testkit::TestConfig::file("kuhn").build();
     let mut decaying = plain.clone();
     decaying.rnad.weight_decay = 10.0;
     let (mut a, mut b, batch) = two_learners_and_a_batch(&plain, &decaying, 3);
@@ -111,7 +111,7 @@ fn the_configs_weight_decay_shrinks_the_weights_by_lr_times_lambda() {
         );
     }
     // A checkpoint of the plain run, resumed with the decay, decays.
-    let dir = std::env::temp_dir().join(format!("rnad-weight-decay-{}", std::process::id()));
+    let dir = rnad_testkit::scratch("weight-decay");
     let saved = crate::checkpoint::save(
         &dir,
         a.state(),
@@ -231,7 +231,7 @@ fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<
 /// while θ_reg' still has weight (α < 1), is what autograd takes.
 #[test]
 fn the_closed_form_gradient_is_autograds() {
-    let config = Config::from_toml(include_str!("../../../configs/leduc.toml"), "leduc").unwrap();
+    let config = rnad_testkit::TestConfig::file("leduc").build();
     let (fresh, _, batch) = two_learners_and_a_batch(&config, &config, 9);
     // θ_target, θ_reg and θ_reg' each different from θ, so that a
     // network's output used in another's place would show.

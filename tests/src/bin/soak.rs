@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rnad_tests::{
+use rnad_testkit::{
     free_port, local, open_files, resident_bytes, sample, scrape, send_signal, workspace, Launch,
     Process,
 };
