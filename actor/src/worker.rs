@@ -112,20 +112,17 @@ async fn play_session(
     attempt: &mut Attempt<'_, '_>,
 ) -> Result<(), ClientError> {
     let rnad_wire::Joined {
-        client,
-        config,
-        hello,
-        ..
+        client, run, hello, ..
     } = rnad_wire::join(&options.learner, options.token.as_ref()).await?;
-    let shape = config.net_shape();
-    let mut snapshot = fetch_online(&client, &hello, None, &shape)
+    let (config, shape) = (run.config(), run.shape());
+    let mut snapshot = fetch_online(&client, &hello, None, shape)
         .await?
         .ok_or_else(|| ClientError::Other("the learner sent no parameters".into()))?;
     metrics.param_fetches_total.inc();
     let games = options.games.unwrap_or(config.actors.games_per_actor);
     let submit_every = options.submit_every.unwrap_or(games);
     tracing::info!(games, submit_every, game = %config.game, device = ?options.device, "playing");
-    let mut play = SelfPlay::new(config.game.load(), shape.clone(), games, random)
+    let mut play = SelfPlay::new(run.game().clone(), shape.clone(), games, random)
         .on_device(options.device.clone());
     let mut pending = Vec::new();
     // The forward passes between submits do not wait on anything, so the
@@ -155,7 +152,7 @@ async fn play_session(
         }
         if version != snapshot.version {
             if let Some(newer) =
-                fetch_online(&client, &hello, Some(snapshot.version), &shape).await?
+                fetch_online(&client, &hello, Some(snapshot.version), shape).await?
             {
                 snapshot = newer;
                 metrics.param_fetches_total.inc();

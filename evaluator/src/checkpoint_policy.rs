@@ -12,6 +12,7 @@ use rnad_net::{NetShape, ParamSet};
 use rnad_run::checkpoint::CheckpointFile;
 use rnad_run::config::Config;
 use rnad_run::history::PolicyKind;
+use rnad_run::ResolvedRun;
 
 use crate::error::EvaluatorError;
 use crate::network_player::{NetworkPlayer, NetworkValue};
@@ -20,29 +21,29 @@ use crate::neural::{
 };
 use crate::policy_average::PolicyAverage;
 
-/// A checkpoint with the config it was trained under.
+/// A checkpoint with the run it was trained in.
 #[derive(Debug)]
 pub struct CheckpointPolicies {
     file: CheckpointFile,
-    config: Config,
+    run: ResolvedRun,
 }
 
 impl CheckpointPolicies {
     /// Reads and checks a checkpoint file.
     pub fn read(path: &Path) -> Result<CheckpointPolicies, EvaluatorError> {
         let file = CheckpointFile::read(path)?;
-        let config = file.config()?;
-        Ok(CheckpointPolicies { file, config })
+        let run = ResolvedRun::new(file.config()?)?;
+        Ok(CheckpointPolicies { file, run })
     }
 
     /// The config it was trained under.
     pub fn config(&self) -> &Config {
-        &self.config
+        self.run.config()
     }
 
     /// The game it was trained on.
     pub fn game(&self) -> &GameSpec {
-        &self.config.game
+        &self.run.config().game
     }
 
     /// The learner step it was written at.
@@ -74,11 +75,11 @@ impl CheckpointPolicies {
         kind: PolicyKind,
     ) -> Result<TabularPolicy, EvaluatorError> {
         self.check_game(tree)?;
-        let shape = self.config.net_shape();
-        let Some(params) = self.network_params(&shape, kind)? else {
+        let shape = self.run.shape();
+        let Some(params) = self.network_params(shape, kind)? else {
             return self.target_average(tree);
         };
-        let policy = network_policy(tree, inputs, &shape, &params)
+        let policy = network_policy(tree, inputs, shape, &params)
             .map_err(|source| EvaluatorError::Network { kind, source })?;
         Ok(if kind == PolicyKind::TargetPostprocessed {
             post_process(tree, &policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION)
@@ -102,15 +103,15 @@ impl CheckpointPolicies {
                 self.game()
             )));
         }
-        let shape = self.config.net_shape();
-        let Some(params) = self.network_params(&shape, kind)? else {
+        let shape = self.run.shape();
+        let Some(params) = self.network_params(shape, kind)? else {
             return Err(EvaluatorError::Usage(format!(
                 "{}: {kind} averages over every information state of a public tree, which {game} \
                  is too large for: play online, target, target_postprocessed, reg or average_network",
                 self.file.path.display()
             )));
         };
-        NetworkPlayer::new(&shape, &params, kind == PolicyKind::TargetPostprocessed)
+        NetworkPlayer::new(shape, &params, kind == PolicyKind::TargetPostprocessed)
             .map_err(|source| EvaluatorError::Network { kind, source })
     }
 
@@ -149,7 +150,10 @@ impl CheckpointPolicies {
     /// checkpoint's): the control variate's value function.
     pub fn network_value(&self, game: &GameSpec) -> Result<NetworkValue, EvaluatorError> {
         let network = self.network_player(game, PolicyKind::Target)?;
-        Ok(NetworkValue::new(network, self.config.rnad.reward_scale))
+        Ok(NetworkValue::new(
+            network,
+            self.run.config().rnad.reward_scale,
+        ))
     }
 
     /// The `target_average` policy as it was when the checkpoint was
@@ -167,7 +171,7 @@ impl CheckpointPolicies {
         })?;
         let counters = &saved.counters;
         let mut average = PolicyAverage::new(
-            self.config.game.clone(),
+            self.run.config().game.clone(),
             counters.horizon_steps,
             counters.beta,
         );

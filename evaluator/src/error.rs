@@ -67,6 +67,9 @@ pub enum EvaluatorError {
         /// What is wrong with it.
         message: String,
     },
+    /// A config that cannot be used (a checkpoint's, a learner's).
+    #[error(transparent)]
+    Config(#[from] rnad_run::config::ConfigError),
     /// A checkpoint that cannot be read.
     #[error(transparent)]
     Checkpoint(#[from] rnad_run::checkpoint::CheckpointError),

@@ -161,9 +161,9 @@ mod tests {
 
     #[test]
     fn a_network_with_non_finite_parameters_or_outputs_is_refused_naming_its_kind() {
-        let config = rnad_testkit::TestConfig::file("kuhn").build();
-        let shape = config.net_shape();
-        let evaluator = KindEvaluator::new(config.game.load(), shape.clone()).unwrap();
+        let run = rnad_testkit::TestConfig::file("kuhn").resolve();
+        let shape = run.shape().clone();
+        let evaluator = KindEvaluator::new(run.game().clone(), shape.clone()).unwrap();
         let good = ParamSet::init(&shape, 0).unwrap();
         let mut tensors = good.tensors().to_vec();
         tensors[0] = (tensors[0].ones_like().unwrap() * f64::NAN).unwrap();

@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use rnad_games::public_tree::PublicTree;
 use rnad_games::Game;
-use rnad_net::NetShape;
 use rnad_run::checkpoint::SavedAverage;
-use rnad_run::config::{Config, EvaluationMode};
+use rnad_run::config::EvaluationMode;
 use rnad_run::history::{HeadToHead, HistoryEntry, LocalBestResponse, PolicyKind};
+use rnad_run::ResolvedRun;
 
 use crate::error::EvaluatorError;
 use crate::kinds::{KindEvaluator, KindReports};
@@ -67,17 +67,18 @@ pub struct Evaluation {
 }
 
 impl RunEvaluator {
-    /// The evaluator `config` asks for, for networks of `shape`;
+    /// The evaluator `run`'s config asks for, judging in `mode` (the
+    /// config's `evaluation.mode`, or what a watcher was told instead);
     /// `panel_policy` joins the head-to-head panel.
     pub fn new(
-        config: &Config,
-        shape: NetShape,
+        run: &ResolvedRun,
+        mode: EvaluationMode,
         panel_policy: Option<&Path>,
     ) -> Result<RunEvaluator, EvaluatorError> {
-        let game = config.game.load();
+        let (config, game) = (run.config(), run.game().clone());
         if game.hands().is_none() {
             // Too large for a public tree: played state by state.
-            let judge = match config.evaluation.mode {
+            let judge = match mode {
                 EvaluationMode::Exact => {
                     return Err(EvaluatorError::Usage(format!(
                         "evaluation.mode = \"exact\" walks the public tree, which {} is too \
@@ -85,7 +86,7 @@ impl RunEvaluator {
                         config.game
                     )))
                 }
-                EvaluationMode::HeadToHead => Judge::Sampled(SampledPanel::new(config, shape)?),
+                EvaluationMode::HeadToHead => Judge::Sampled(SampledPanel::new(run)?),
             };
             if panel_policy.is_some() {
                 return Err(EvaluatorError::Usage(format!(
@@ -107,8 +108,8 @@ impl RunEvaluator {
                 config.game
             )));
         }
-        let kinds = KindEvaluator::new(game.clone(), shape)?;
-        let judge = match config.evaluation.mode {
+        let kinds = KindEvaluator::new(game.clone(), run.shape().clone())?;
+        let judge = match mode {
             EvaluationMode::Exact => Judge::Exact(kinds),
             EvaluationMode::HeadToHead => {
                 let panel = Panel::new(
@@ -321,7 +322,6 @@ mod tests {
     #[test]
     fn extra_panel_players_are_refused_where_they_cannot_play() {
         let holdem = rnad_testkit::TestConfig::file("holdem").build();
-        let shape = holdem.net_shape();
         for (spec, said) in [
             ("nonsense:1", "evaluation.panel_extra: \"nonsense:1\""),
             (
@@ -331,7 +331,8 @@ mod tests {
         ] {
             let mut config = holdem.clone();
             config.evaluation.panel_extra = vec![spec.into()];
-            let error = RunEvaluator::new(&config, shape.clone(), None)
+            let run = ResolvedRun::new(config).unwrap();
+            let error = RunEvaluator::new(&run, run.config().evaluation.mode, None)
                 .err()
                 .unwrap()
                 .to_string();
@@ -339,7 +340,8 @@ mod tests {
         }
         let mut leduc = rnad_testkit::TestConfig::file("leduc").build();
         leduc.evaluation.panel_extra = vec!["uniform".into()];
-        let error = RunEvaluator::new(&leduc, leduc.net_shape(), None)
+        let run = ResolvedRun::new(leduc).unwrap();
+        let error = RunEvaluator::new(&run, run.config().evaluation.mode, None)
             .err()
             .unwrap()
             .to_string();
@@ -358,14 +360,14 @@ mod tests {
         holdem.network.hidden = vec![8];
         holdem.evaluation.deals = 20;
         holdem.evaluation.lbr_interval_evaluations = 0;
-        let shape = holdem.net_shape();
-        let params = ParamSet::init(&shape, 3).unwrap();
+        let run = ResolvedRun::new(holdem).unwrap();
+        let params = ParamSet::init(run.shape(), 3).unwrap();
         let sets = PublishedSets {
             online: &params,
             target: &params,
             reg: &params,
         };
-        let mut evaluator = RunEvaluator::new(&holdem, shape, None).unwrap();
+        let mut evaluator = RunEvaluator::new(&run, run.config().evaluation.mode, None).unwrap();
         let asked = std::cell::Cell::new(0);
         let after_seven_games = || {
             asked.set(asked.get() + 1);

@@ -24,8 +24,8 @@ use rnad_games::universal_poker::lbr::{local_best_response, LbrError, LbrOptions
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_games::{Game, GameSpec};
 use rnad_net::{NetShape, ParamSet};
-use rnad_run::config::Config;
 use rnad_run::history::{HeadToHead, LocalBestResponse};
+use rnad_run::ResolvedRun;
 
 use crate::error::EvaluatorError;
 use crate::network_player::NetworkPlayer;
@@ -87,10 +87,10 @@ pub struct SampledPanel {
 }
 
 impl SampledPanel {
-    /// The panel `config` asks for, for networks of `shape`. LBR asked of
-    /// a game other than heads-up universal_poker is refused.
-    pub fn new(config: &Config, shape: NetShape) -> Result<SampledPanel, EvaluatorError> {
-        let game = config.game.load();
+    /// The panel `run`'s config asks for. LBR asked of a game other than
+    /// heads-up universal_poker is refused.
+    pub fn new(run: &ResolvedRun) -> Result<SampledPanel, EvaluatorError> {
+        let (config, game) = (run.config(), run.game().clone());
         let big_blind = chips_per_big_blind(&config.game);
         let e = &config.evaluation;
         let lbr = match e.lbr_interval_evaluations {
@@ -123,7 +123,7 @@ impl SampledPanel {
         Ok(SampledPanel {
             fixed,
             game,
-            shape,
+            shape: run.shape().clone(),
             previous: None,
             deals: e.deals,
             seed: config.seed,

@@ -156,13 +156,12 @@ async fn session(
     attempt: &mut Attempt<'_, '_>,
     average: &mut CarriedAverage,
 ) -> Result<(), ClientError> {
-    let mut joined = rnad_wire::join(&options.learner, options.token.as_ref()).await?;
-    if let Some(mode) = options.mode {
-        joined.config.evaluation.mode = mode;
-    }
-    let (config, learner) = (&joined.config, joined.learner);
-    let shape = config.net_shape();
-    let mut evaluator = RunEvaluator::new(config, shape.clone(), options.panel_policy.as_deref())
+    let joined = rnad_wire::join(&options.learner, options.token.as_ref()).await?;
+    let (run, learner) = (&joined.run, joined.learner);
+    let config = run.config();
+    let mode = options.mode.unwrap_or(config.evaluation.mode);
+    let shape = run.shape();
+    let mut evaluator = RunEvaluator::new(run, mode, options.panel_policy.as_deref())
         .map_err(|e| ClientError::Other(e.to_string()))?;
     evaluator.carry_over_average(average.live.take());
     if let Some(saved) = average.saved.take() {
@@ -183,7 +182,7 @@ async fn session(
     average.learner = Some(learner);
     let watched = watch_params(
         &joined,
-        &shape,
+        shape,
         &mut evaluator,
         (options, metrics, shutdown),
         attempt,

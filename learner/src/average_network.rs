@@ -26,7 +26,8 @@ use rnad_net::held_actions::drop_held_row;
 use rnad_net::{
     first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, RecordedForward,
 };
-use rnad_run::config::{AverageNetworkConfig, Config};
+use rnad_run::config::AverageNetworkConfig;
+use rnad_run::ResolvedRun;
 
 use crate::adam::{Adam, AdamSettings};
 use crate::reservoir::Reservoir;
@@ -69,8 +70,9 @@ pub struct AverageNetwork {
 
 impl AverageNetwork {
     /// The first averaged network of `config`'s run.
-    pub fn initial(config: &Config) -> Result<AverageNetwork> {
-        let params = ParamSet::init(&config.net_shape(), config.seed ^ SEED_OFFSET)?;
+    pub fn initial(run: &ResolvedRun) -> Result<AverageNetwork> {
+        let config = run.config();
+        let params = ParamSet::init(run.shape(), config.seed ^ SEED_OFFSET)?;
         let adam = Adam::new(&params, AdamSettings::from_config(&config.rnad))?;
         Ok(AverageNetwork { params, adam })
     }
@@ -104,7 +106,8 @@ impl AverageTrainer {
     /// A trainer for `config`'s averaged network, none where the config
     /// keeps no reservoir. A resumed run's stream starts at the step it
     /// resumes from.
-    pub fn for_config(config: &Config, step: u64) -> Option<AverageTrainer> {
+    pub fn for_run(run: &ResolvedRun, step: u64) -> Option<AverageTrainer> {
+        let config = run.config();
         let settings = config.average_network.clone();
         if settings.reservoir_size == 0 {
             return None;
@@ -114,7 +117,7 @@ impl AverageTrainer {
         Some(AverageTrainer {
             reservoir: Reservoir::new(settings.reservoir_size),
             settings,
-            shape: config.net_shape(),
+            shape: run.shape().clone(),
             beta: config.rnad.beta_neurd,
             rng,
         })
@@ -236,6 +239,7 @@ fn without_held_actions(policy: &[f32], legal: &[f32], beta: f64) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rnad_run::config::Config;
 
     /// Kuhn's network shape; two states told apart by their first inputs.
     fn config(horizon_steps: u64) -> Config {
@@ -293,9 +297,10 @@ mod tests {
     /// network learns the mean of the two where every step weighs alike,
     /// and the newer one under a short horizon.
     fn averaged_after_two_phases(config: &Config, first_reach: f32) -> Vec<f32> {
-        let shape = config.net_shape();
-        let mut trainer = AverageTrainer::for_config(config, 0).unwrap();
-        let mut network = AverageNetwork::initial(config).unwrap();
+        let run = ResolvedRun::new(config.clone()).unwrap();
+        let shape = run.shape().clone();
+        let mut trainer = AverageTrainer::for_run(&run, 0).unwrap();
+        let mut network = AverageNetwork::initial(&run).unwrap();
         for step in 0..600u64 {
             let mut batch = if step < 300 {
                 batch(shape.input, [0.9, 0.1], [0.2, 0.8])
@@ -376,9 +381,10 @@ mod tests {
         // have taught 0.0195.
         let config = config(0);
         assert_eq!(config.rnad.beta_neurd, 2.0);
-        let shape = config.net_shape();
-        let mut trainer = AverageTrainer::for_config(&config, 0).unwrap();
-        let mut network = AverageNetwork::initial(&config).unwrap();
+        let run = ResolvedRun::new(config).unwrap();
+        let shape = run.shape().clone();
+        let mut trainer = AverageTrainer::for_run(&run, 0).unwrap();
+        let mut network = AverageNetwork::initial(&run).unwrap();
         for step in 0..900u64 {
             if step < 300 {
                 trainer.offer(step, &batch(shape.input, [0.0195, 0.9805], [0.2, 0.8]));
@@ -393,11 +399,12 @@ mod tests {
     #[test]
     fn an_empty_reservoir_trains_nothing() {
         let config = config(0);
-        let mut trainer = AverageTrainer::for_config(&config, 0).unwrap();
-        let network = AverageNetwork::initial(&config).unwrap();
+        let run = ResolvedRun::new(config.clone()).unwrap();
+        let mut trainer = AverageTrainer::for_run(&run, 0).unwrap();
+        let network = AverageNetwork::initial(&run).unwrap();
         assert!(trainer.train(&network, &Device::Cpu).unwrap().is_none());
-        let mut off = config.clone();
+        let mut off = config;
         off.average_network.reservoir_size = 0;
-        assert!(AverageTrainer::for_config(&off, 0).is_none());
+        assert!(AverageTrainer::for_run(&ResolvedRun::new(off).unwrap(), 0).is_none());
     }
 }

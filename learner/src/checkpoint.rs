@@ -11,7 +11,7 @@ use rnad_net::{first_nonfinite, ParamSet};
 use rnad_run::checkpoint::{
     self as format, CheckpointError, CheckpointFile, CheckpointMeta, SavedAverage,
 };
-use rnad_run::config::Config;
+use rnad_run::ResolvedRun;
 
 pub use rnad_run::checkpoint::{path_for, step_of};
 
@@ -54,12 +54,12 @@ pub fn list(dir: &Path) -> Result<Vec<PathBuf>, LearnerError> {
 pub fn save(
     dir: &Path,
     state: &LearnerState,
-    config: &Config,
+    run: &ResolvedRun,
     clock: RunClock,
     average: Option<&SavedAverage>,
     keep: usize,
 ) -> Result<PathBuf, LearnerError> {
-    let shape = config.net_shape();
+    let (config, shape) = (run.config(), run.shape());
     let meta = CheckpointMeta {
         format: format::FORMAT.into(),
         game: config.game.clone(),
@@ -95,7 +95,7 @@ pub fn save(
         sets.push((AVERAGE_NETWORK_NU, nu));
     }
     let path = path_for(dir, state.step);
-    format::write(&path, &shape, &sets, average, &meta).map_err(checkpoint_error)?;
+    format::write(&path, shape, &sets, average, &meta).map_err(checkpoint_error)?;
     let files = list(dir)?;
     for old in files.iter().take(files.len().saturating_sub(keep)) {
         std::fs::remove_file(old).map_err(|e| LearnerError::io(old, e))?;
@@ -103,8 +103,9 @@ pub fn save(
     Ok(path)
 }
 
-/// Reads a checkpoint and checks it fits `config` (same game, same network).
-pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
+/// Reads a checkpoint and checks it fits `run` (same game, same network).
+pub fn load(path: &Path, run: &ResolvedRun) -> Result<Checkpoint, LearnerError> {
+    let config = run.config();
     let file = CheckpointFile::read(path).map_err(checkpoint_error)?;
     let meta = &file.meta;
     if meta.game != config.game {
@@ -122,8 +123,8 @@ pub fn load(path: &Path, config: &Config) -> Result<Checkpoint, LearnerError> {
             ),
         });
     }
-    let shape = config.net_shape();
-    let set = |kind: &str| file.params(&shape, kind).map_err(checkpoint_error);
+    let shape = run.shape();
+    let set = |kind: &str| file.params(shape, kind).map_err(checkpoint_error);
     let adam = |nu: &str, count: u64| -> Result<Adam, LearnerError> {
         Ok(Adam {
             settings: AdamSettings::from_config(&config.rnad),

@@ -20,8 +20,9 @@ use std::sync::Arc;
 
 use candle_core::Device;
 use rnad_run::checkpoint::SavedAverage;
-use rnad_run::config::{Config, SettingChange};
+use rnad_run::config::SettingChange;
 use rnad_run::training_dir::TrainingDir;
+use rnad_run::ResolvedRun;
 use rnad_wire::trajectory::Trajectory;
 use tokio::sync::mpsc;
 
@@ -77,11 +78,11 @@ pub struct Opened {
     pub queue: mpsc::Receiver<Trajectory>,
 }
 
-/// Validates the config (also for training), opens and locks the run
-/// directory, checks the config against the run's recorded one, resumes
-/// from the newest readable checkpoint and records the config.
-pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerError> {
-    config.validate()?;
+/// Checks the config for training, opens and locks the run directory,
+/// checks the config against the run's recorded one, resumes from the
+/// newest readable checkpoint and records the config.
+pub fn open(run: ResolvedRun, options: &OpenOptions) -> Result<Opened, LearnerError> {
+    let config = run.config();
     config.validate_for_training()?;
     let dir = TrainingDir::open(&config.run_dir)?;
     let changes = match dir.recorded_config()? {
@@ -99,7 +100,7 @@ pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerErr
             changes: experiment,
         });
     }
-    let resumed = resume(config, &dir, &options.device)?;
+    let resumed = resume(&run, &dir, &options.device)?;
     if !changes.is_empty() {
         dir.record_changes(resumed.learner.state().step, changes)?;
     }
@@ -107,7 +108,7 @@ pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerErr
     let metrics = LearnerMetrics::new();
     metrics.describe_run(config);
     let (hub, queue) = Hub::new(
-        config,
+        run,
         published(&resumed.learner, resumed.wall_offset)?,
         metrics,
     );
@@ -122,12 +123,12 @@ pub fn open(config: &Config, options: &OpenOptions) -> Result<Opened, LearnerErr
 /// Loads the newest readable checkpoint under `dir` (moving unreadable
 /// newer ones aside), repairs the history and cuts it back to the
 /// checkpoint's step; a fresh learner when there is no checkpoint.
-fn resume(config: &Config, dir: &TrainingDir, device: &Device) -> Result<Resumed, LearnerError> {
-    let newest = newest_readable(config, &dir.checkpoints())?;
+fn resume(run: &ResolvedRun, dir: &TrainingDir, device: &Device) -> Result<Resumed, LearnerError> {
+    let newest = newest_readable(run, &dir.checkpoints())?;
     dir.cut_logs_back_to(newest.as_ref().map(|(_, loaded)| loaded.meta.step))?;
     let Some((path, loaded)) = newest else {
         return Ok(Resumed {
-            learner: Learner::new(config, device)?,
+            learner: Learner::new(run, device)?,
             wall_offset: 0.0,
             actor_rngs: Vec::new(),
             target_average: None,
@@ -139,7 +140,7 @@ fn resume(config: &Config, dir: &TrainingDir, device: &Device) -> Result<Resumed
         loaded.meta.step
     );
     Ok(Resumed {
-        learner: Learner::from_state(config, loaded.state, device)?,
+        learner: Learner::from_state(run, loaded.state, device)?,
         wall_offset: loaded.meta.wall_seconds,
         actor_rngs: loaded.meta.actor_rngs,
         target_average: loaded.target_average,
@@ -151,12 +152,12 @@ fn resume(config: &Config, dir: &TrainingDir, device: &Device) -> Result<Resumed
 /// run directory belongs to another experiment), as is having checkpoints
 /// of which none is readable (nothing is moved then).
 pub(crate) fn newest_readable(
-    config: &Config,
+    run: &ResolvedRun,
     dir: &std::path::Path,
 ) -> Result<Option<(PathBuf, Checkpoint)>, LearnerError> {
     let mut unreadable: Vec<(PathBuf, String)> = Vec::new();
     for path in checkpoint::list(dir)?.into_iter().rev() {
-        match checkpoint::load(&path, config) {
+        match checkpoint::load(&path, run) {
             Ok(loaded) => {
                 for (bad, why) in &unreadable {
                     let aside =

@@ -14,7 +14,8 @@ use rnad_net::{
     first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet,
     PublishedSets, RecordedForward,
 };
-use rnad_run::config::{Config, RnadConfig};
+use rnad_run::config::RnadConfig;
+use rnad_run::ResolvedRun;
 use rnad_wire::trajectory::Trajectory;
 
 use crate::adam::{Adam, AdamSettings};
@@ -125,7 +126,7 @@ pub struct StepStats {
 #[derive(Debug)]
 pub struct Learner {
     rnad: RnadConfig,
-    /// `rnad.eta` in reward units (`Config::eta_in_rewards`).
+    /// `rnad.eta` in reward units (`ResolvedRun::eta_in_rewards`).
     eta: f64,
     shape: NetShape,
     players: usize,
@@ -139,9 +140,9 @@ pub struct Learner {
 impl Learner {
     /// A fresh learner on `device`: all four parameter sets equal, drawn
     /// from the seed (on the CPU, so every device starts alike).
-    pub fn new(config: &Config, device: &Device) -> Result<Learner> {
-        let shape = config.net_shape();
-        let params = ParamSet::init(&shape, config.seed)?;
+    pub fn new(run: &ResolvedRun, device: &Device) -> Result<Learner> {
+        let config = run.config();
+        let params = ParamSet::init(run.shape(), config.seed)?;
         let adam = Adam::new(&params, AdamSettings::from_config(&config.rnad))?;
         let state = LearnerState {
             step: 0,
@@ -156,19 +157,19 @@ impl Learner {
             rollbacks: 0,
             average_network: None,
         };
-        Learner::from_state(config, state, device)
+        Learner::from_state(run, state, device)
     }
 
     /// A learner continuing from `state` (a checkpoint's), moved to
     /// `device`; a run that trains an averaged network and finds none in
     /// `state` starts one.
     pub fn from_state(
-        config: &Config,
+        run: &ResolvedRun,
         mut state: LearnerState,
         device: &Device,
     ) -> Result<Learner> {
-        let r = &config.rnad;
-        let average = AverageTrainer::for_config(config, state.step);
+        let r = &run.config().rnad;
+        let average = AverageTrainer::for_run(run, state.step);
         state.average_network = match (&average, state.average_network.take()) {
             (None, _) => None,
             (Some(_), Some(kept)) => Some(kept),
@@ -179,17 +180,17 @@ impl Learner {
                         "the checkpoint holds no averaged network: one starts now"
                     );
                 }
-                Some(AverageNetwork::initial(config)?)
+                Some(AverageNetwork::initial(run)?)
             }
         };
         let state = state.into_device(device)?;
-        let eta = config.eta_in_rewards();
+        let eta = run.eta_in_rewards();
         tracing::info!(eta, "entropy regularisation strength in reward units");
         Ok(Learner {
             rnad: r.clone(),
             eta,
-            shape: config.net_shape(),
-            players: config.game.load().num_players(),
+            shape: run.shape().clone(),
+            players: run.game().num_players(),
             schedule: EntropySchedule::new(
                 r.entropy_schedule_size.clone(),
                 r.entropy_schedule_repeats.clone(),

@@ -4,7 +4,6 @@
 use std::net::SocketAddr;
 
 use rnad_process::shutdown::Shutdown;
-use rnad_run::config::Config;
 
 use crate::error::LearnerError;
 use crate::evaluate::Evaluate;
@@ -44,7 +43,6 @@ pub struct Bound {
 /// training resumes from, and `trained` once training ends, before the
 /// service closes (so in-process clients can stop first, quietly).
 pub fn run_serve(
-    config: &Config,
     opened: Opened,
     evaluation: Option<Box<dyn Evaluate + '_>>,
     options: ServeOptions,
@@ -88,7 +86,6 @@ pub fn run_serve(
     })?;
     ready(bound, learner.state().step);
     let mut trainer = Trainer {
-        config,
         dir: &dir,
         hub: &hub,
         source: Source::Queue {

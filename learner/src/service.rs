@@ -21,7 +21,7 @@ use futures::prelude::*;
 use rnad_net::{ParamSet, PublishedSet, PublishedSets};
 use rnad_process::listener::{accept_loop, GuardedStream, Limits, Refusal};
 use rnad_process::shutdown::Shutdown;
-use rnad_run::config::Config;
+use rnad_run::ResolvedRun;
 use rnad_wire::frames::{self, FrameLimits};
 use rnad_wire::handshake::{self, AnswerError, Token};
 use rnad_wire::trajectory::{Dims, Trajectory};
@@ -98,7 +98,7 @@ impl Published {
 /// State shared by the training thread and the service.
 #[derive(Debug)]
 pub struct Hub {
-    config: Config,
+    run: ResolvedRun,
     hash: u64,
     /// This process, as clients tell it from the one before; a new one
     /// after every roll-back.
@@ -114,14 +114,14 @@ pub struct Hub {
 }
 
 impl Hub {
-    /// A hub for `config` with initial parameters; returns the receiving end
+    /// A hub for `run` with initial parameters; returns the receiving end
     /// of the trajectory queue for the training thread.
     pub fn new(
-        config: &Config,
+        run: ResolvedRun,
         initial: Published,
         metrics: LearnerMetrics,
     ) -> (Arc<Hub>, mpsc::Receiver<Trajectory>) {
-        let game = config.game.load();
+        let (config, game) = (run.config(), run.game());
         let (queue, receiver) = mpsc::channel(config.actors.queue_capacity);
         metrics.param_version.set(initial.version as i64);
         metrics.step.set(initial.version as i64);
@@ -132,15 +132,20 @@ impl Hub {
                 obs: game.information_state_tensor_size(),
                 actions: game.num_distinct_actions(),
                 players: game.num_players(),
-                max_len: config.trajectory_max(),
+                max_len: run.trajectory_max(),
             },
-            config: config.clone(),
+            run,
             published: RwLock::new(Arc::new(initial)),
             queue,
             closing: Shutdown::new(),
             metrics,
         };
         (Arc::new(hub), receiver)
+    }
+
+    /// The run it serves.
+    pub fn run(&self) -> &ResolvedRun {
+        &self.run
     }
 
     /// Makes new parameters visible to callers.
@@ -174,7 +179,7 @@ impl Hub {
     /// roll-back, with parameters the run abandoned).
     pub fn is_stale(&self, version: u64) -> bool {
         version > self.latest().version
-            || self.policy_lag(version) > self.config.actors.max_policy_lag
+            || self.policy_lag(version) > self.run.config().actors.max_policy_lag
     }
 
     fn check(&self, hello: &Hello) -> Result<(), ProtoError> {
@@ -186,7 +191,7 @@ impl Hub {
         }
         if hello.config_hash != self.hash {
             return Err(ProtoError::Config {
-                learner: config_identity(&self.config),
+                learner: config_identity(self.run.config()),
                 caller: hello.config_hash,
             });
         }
@@ -241,7 +246,7 @@ impl LearnerService for Service {
             });
         }
         Ok(RunInfo {
-            config_toml: self.0.config.to_toml(),
+            config_toml: self.0.run.config().to_toml(),
             config_hash: self.0.hash,
             version: self.0.latest().version,
             learner: *self.0.incarnation.read().expect("incarnation lock"),
@@ -316,7 +321,7 @@ pub async fn serve(
 ) -> std::io::Result<SocketAddr> {
     let listener = TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
-    let frames = FrameLimits::for_config(&hub.config);
+    let frames = FrameLimits::for_run(&hub.run);
     let refused = hub.metrics.refused_connections_total.clone();
     let connections = limits.connections;
     tokio::spawn(accept_loop(

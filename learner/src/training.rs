@@ -98,8 +98,6 @@ pub struct TrainOptions {
 
 /// Everything one training loop works on.
 pub struct Trainer<'a> {
-    /// The run's config.
-    pub config: &'a Config,
     /// The run directory, locked by this process.
     pub dir: &'a TrainingDir,
     /// Where parameters are published and metrics kept.
@@ -116,7 +114,12 @@ pub struct Trainer<'a> {
     pub target_average: Option<SavedAverage>,
 }
 
-impl Trainer<'_> {
+impl<'a> Trainer<'a> {
+    /// The run's config (borrowed from the hub, not from the trainer).
+    fn config(&self) -> &'a Config {
+        self.hub.run().config()
+    }
+
     /// Trains until `shutdown` is cancelled or the step limit is reached.
     pub fn run(
         &mut self,
@@ -167,14 +170,14 @@ impl Trainer<'_> {
             self.record_step(learner, &stats);
             log.step(&stats);
             let step = learner.state().step;
-            if step.is_multiple_of(self.config.training_log.interval_steps) {
+            if step.is_multiple_of(self.config().training_log.interval_steps) {
                 self.write_training_log(&mut log, learner, started);
             }
             if self.evaluation_due(step, last_eval.1) {
                 last = self.evaluate(learner, started, shutdown)?.or(last);
                 last_eval = (step, Instant::now());
             }
-            if step.is_multiple_of(self.config.checkpoint.interval_steps) {
+            if step.is_multiple_of(self.config().checkpoint.interval_steps) {
                 // A checkpoint interval trained through since a roll-back:
                 // the run recovered, and its roll-backs count afresh.
                 learner.recovered();
@@ -226,7 +229,7 @@ impl Trainer<'_> {
         log: &mut TrainingLog,
         started: Instant,
     ) -> Result<bool, LearnerError> {
-        let rnad = &self.config.rnad;
+        let rnad = &self.config().rnad;
         self.hub.metrics.nonfinite_steps_total.inc();
         guard.in_a_row += 1;
         tracing::warn!(
@@ -272,9 +275,9 @@ impl Trainer<'_> {
         started: Instant,
     ) -> Result<String, LearnerError> {
         let scale =
-            learner.state().learning_rate_scale * self.config.rnad.rollback_learning_rate_factor;
+            learner.state().learning_rate_scale * self.config().rnad.rollback_learning_rate_factor;
         let rollbacks = learner.state().rollbacks + 1;
-        let (mut state, from) = match newest_readable(self.config, &self.dir.checkpoints())? {
+        let (mut state, from) = match newest_readable(self.hub.run(), &self.dir.checkpoints())? {
             Some((path, loaded)) => {
                 if self.evaluation.is_none() {
                     self.target_average = loaded.target_average;
@@ -282,13 +285,15 @@ impl Trainer<'_> {
                 (loaded.state, path.display().to_string())
             }
             None => (
-                Learner::new(self.config, learner.device())?.state().clone(),
+                Learner::new(self.hub.run(), learner.device())?
+                    .state()
+                    .clone(),
                 "the run's start".to_string(),
             ),
         };
         state.learning_rate_scale = scale;
         state.rollbacks = rollbacks;
-        *learner = Learner::from_state(self.config, state, learner.device())?;
+        *learner = Learner::from_state(self.hub.run(), state, learner.device())?;
         let step = learner.state().step;
         if let Some(evaluation) = self.evaluation.as_mut() {
             evaluation.went_back_to(step);
@@ -335,7 +340,7 @@ impl Trainer<'_> {
     /// Step-based evaluations fall on multiples of the interval, so runs
     /// (and a run and its resumption) are evaluated at the same steps.
     fn evaluation_due(&self, step: u64, since: Instant) -> bool {
-        let e = &self.config.evaluation;
+        let e = &self.config().evaluation;
         let by_steps = e.interval_steps > 0 && step.is_multiple_of(e.interval_steps);
         let by_time =
             e.interval_seconds > 0.0 && since.elapsed().as_secs_f64() >= e.interval_seconds;
@@ -350,7 +355,7 @@ impl Trainer<'_> {
         shutdown: &Shutdown,
         log: &mut TrainingLog,
     ) -> Result<Option<Vec<Trajectory>>, LearnerError> {
-        let size = self.config.rnad.batch_size_after(step);
+        let size = self.config().rnad.batch_size_after(step);
         match &mut self.source {
             Source::Lockstep(play) => {
                 let online = self.hub.latest().online.clone();
@@ -448,13 +453,13 @@ impl Trainer<'_> {
         checkpoint::save(
             &self.dir.checkpoints(),
             learner.state(),
-            self.config,
+            self.hub.run(),
             RunClock {
                 wall_seconds: self.wall_seconds(started),
                 actor_rngs: self.source.rng_positions(),
             },
             average.as_ref(),
-            self.config.checkpoint.keep,
+            self.config().checkpoint.keep,
         )
     }
 }

@@ -9,6 +9,7 @@ use super::frames;
 use super::handshake::{self, OfferError, Token};
 use super::{Hello, Incarnation, LearnerServiceClient, ProtoError, PROTOCOL_VERSION};
 use rnad_run::config::{Config, ConfigError};
+use rnad_run::ResolvedRun;
 
 /// How long a client waits for an answer (submits may wait for queue space:
 /// that is the learner's backpressure).
@@ -108,8 +109,8 @@ pub fn context() -> tarpc::context::Context {
 pub struct Joined {
     /// The client.
     pub client: LearnerServiceClient,
-    /// The learner's config.
-    pub config: Config,
+    /// The learner's config, resolved.
+    pub run: ResolvedRun,
     /// What every later request carries.
     pub hello: Hello,
     /// The learner process that answered.
@@ -123,7 +124,10 @@ pub async fn join(addr: &str, token: Option<&Token>) -> Result<Joined, ClientErr
         .info(context(), PROTOCOL_VERSION)
         .await
         .map_err(|e| ClientError::rpc("asking for the run's config", e))??;
-    let config = Config::from_toml(&info.config_toml, "the learner's config")?;
+    let run = ResolvedRun::new(Config::from_toml(
+        &info.config_toml,
+        "the learner's config",
+    )?)?;
     let hello = Hello {
         protocol: PROTOCOL_VERSION,
         config_hash: info.config_hash,
@@ -131,7 +135,7 @@ pub async fn join(addr: &str, token: Option<&Token>) -> Result<Joined, ClientErr
     };
     Ok(Joined {
         client,
-        config,
+        run,
         hello,
         learner: info.learner,
     })

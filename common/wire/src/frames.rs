@@ -21,7 +21,7 @@ use tarpc::tokio_util::bytes::{Bytes, BytesMut};
 use tarpc::tokio_util::codec::{Decoder, Encoder, Framed, LengthDelimitedCodec};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use rnad_run::config::Config;
+use rnad_run::ResolvedRun;
 
 /// Most trajectories one `submit` may carry (actors split larger batches).
 pub const MAX_SUBMIT_TRAJECTORIES: usize = 1024;
@@ -54,12 +54,12 @@ fn floats(n: usize) -> usize {
     packed(4 * n)
 }
 
-/// Bytes of the largest legal trajectory of a run of `config`: the
-/// version, then the columns of the game's longest game, player (a byte
-/// per decision) and action (two), obs, legal mask, behaviour and rewards.
-pub(crate) fn largest_trajectory(config: &Config) -> usize {
-    let game = config.game.load();
-    let n = config.trajectory_max();
+/// Bytes of the largest legal trajectory of `run`: the version, then the
+/// columns of the game's longest game, player (a byte per decision) and
+/// action (two), obs, legal mask, behaviour and rewards.
+pub(crate) fn largest_trajectory(run: &ResolvedRun) -> usize {
+    let game = run.game();
+    let n = run.trajectory_max();
     VARINT_U64
         + packed(n)
         + packed(2 * n)
@@ -78,12 +78,12 @@ pub struct FrameLimits {
 }
 
 impl FrameLimits {
-    /// The limits for a run of `config`.
-    pub fn for_config(config: &Config) -> FrameLimits {
-        let trajectory = largest_trajectory(config);
+    /// The limits for `run`.
+    pub fn for_run(run: &ResolvedRun) -> FrameLimits {
+        let trajectory = largest_trajectory(run);
         let request =
             ENVELOPE + varint_len(MAX_SUBMIT_TRAJECTORIES) + MAX_SUBMIT_TRAJECTORIES * trajectory;
-        let tensors = config.net_shape().param_names();
+        let tensors = run.shape().param_names();
         // Each set: its kind's tag, the tensor count, the tensors.
         let one_set = 1
             + varint_len(tensors.len())

@@ -280,6 +280,7 @@ mod tests {
     use super::frames::{largest_trajectory, FrameLimits, MAX_SUBMIT_TRAJECTORIES};
     use super::*;
     use crate::trajectory::Decision;
+    use rnad_run::ResolvedRun;
 
     /// Bytes of `item` as the transport encodes it.
     fn encoded<T: Serialize + Unpin>(item: &T) -> usize {
@@ -296,9 +297,9 @@ mod tests {
             include_str!("../../../configs/kuhn.toml"),
             include_str!("../../../configs/leduc-reference.toml"),
         ] {
-            let config = Config::from_toml(text, "shipped").unwrap();
-            let limits = FrameLimits::for_config(&config);
-            let game = config.game.load();
+            let run = ResolvedRun::new(Config::from_toml(text, "shipped").unwrap()).unwrap();
+            let limits = FrameLimits::for_run(&run);
+            let game = run.game();
             let (actions, players) = (game.num_distinct_actions(), game.num_players());
             let (obs, legal) = (
                 vec![f32::MAX; game.information_state_tensor_size()],
@@ -306,7 +307,7 @@ mod tests {
             );
             let (behaviour, rewards) = (vec![f32::MAX; actions], vec![f32::MAX; players]);
             let mut trajectory = Trajectory::new(u64::MAX);
-            for _ in 0..config.trajectory_max() {
+            for _ in 0..run.trajectory_max() {
                 trajectory.push(Decision {
                     obs: &obs,
                     legal: &legal,
@@ -318,7 +319,7 @@ mod tests {
             }
             // Exact, so that no column can be left out of the count: the
             // envelope's allowance would hide one.
-            assert_eq!(encoded(&trajectory), largest_trajectory(&config));
+            assert_eq!(encoded(&trajectory), largest_trajectory(&run));
             let hello = Hello {
                 protocol: u32::MAX,
                 config_hash: u64::MAX,
@@ -339,8 +340,7 @@ mod tests {
                 "{request} vs {limits:?}"
             );
 
-            let set =
-                WireParams::from_set(&ParamSet::init(&config.net_shape(), 0).unwrap()).unwrap();
+            let set = WireParams::from_set(&ParamSet::init(run.shape(), 0).unwrap()).unwrap();
             let reply = tarpc::Response {
                 request_id: u64::MAX,
                 message: Ok(LearnerServiceResponse::FetchParams(Ok(Some(Params {

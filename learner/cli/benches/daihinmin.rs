@@ -23,9 +23,10 @@ use rnad_games::daihinmin::{
     Allocation, Daihinmin, DaihinminState, DefaultPlayer, MonteCarloPlayer,
 };
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
-use rnad_games::{Game, State, Turn};
+use rnad_games::{State, Turn};
 use rnad_learner::rnad::Learner;
 use rnad_run::config::Config;
+use rnad_run::ResolvedRun;
 use serde::Serialize;
 
 #[derive(Parser)]
@@ -74,7 +75,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let seconds = args.seconds;
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let config = Config::load(&workspace.join("configs/daihinmin.toml"))?;
+    let run = ResolvedRun::new(Config::load(&workspace.join("configs/daihinmin.toml"))?)?;
+    let config = run.config();
     let game = Daihinmin::new(config.game.clone());
     let mut rng = ChaCha8Rng::seed_from_u64(3);
 
@@ -132,14 +134,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     eprintln!("match: {match_games_per_second:.0} games/s");
 
     // One actor thread with the config's MLP.
-    let learner = Learner::new(&config, &Device::Cpu)?;
+    let learner = Learner::new(&run, &Device::Cpu)?;
     let snapshot = PolicySnapshot {
         version: 0,
         params: learner.state().online.clone(),
     };
     let mut play = SelfPlay::new(
-        game.spec().load(),
-        config.net_shape(),
+        run.game().clone(),
+        run.shape().clone(),
         config.actors.games_per_actor,
         RngStream::of(config.seed),
     );
@@ -153,8 +155,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     eprintln!("self-play: {selfplay_decisions_per_second:.0} decisions/s");
 
     // One unbatched network decision, on the first decision of fresh deals.
-    let shape = config.net_shape();
-    let mut network = NetworkPlayer::new(&shape, &learner.state().online, true)?;
+    let mut network = NetworkPlayer::new(run.shape(), &learner.state().online, true)?;
     let (mut decisions_timed, mut spent) = (0usize, 0.0);
     while spent < seconds {
         let state = dealt(&game, &mut rng);

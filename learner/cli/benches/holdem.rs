@@ -32,6 +32,7 @@ use rnad_games::universal_poker::ranking::{rank_hand, HandEvaluator, Ranks};
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_learner::rnad::Learner;
 use rnad_run::config::Config;
+use rnad_run::ResolvedRun;
 use serde::Serialize;
 
 /// Random hands each evaluator is timed on (cycled until the time is spent).
@@ -251,21 +252,21 @@ fn evaluators(seconds: f64) -> Vec<EvaluatorFigures> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let config = Config::load(&workspace.join("configs/holdem.toml"))?;
-    let game = config.game.load();
+    let run = ResolvedRun::new(Config::load(&workspace.join("configs/holdem.toml"))?)?;
+    let (config, game) = (run.config(), run.game());
     let seconds = args.seconds;
 
     let evaluators = evaluators(seconds);
 
     // One actor thread playing with the config's MLP.
-    let learner = Learner::new(&config, &Device::Cpu)?;
+    let learner = Learner::new(&run, &Device::Cpu)?;
     let snapshot = PolicySnapshot {
         version: 0,
         params: learner.state().online.clone(),
     };
     let mut play = SelfPlay::new(
         game.clone(),
-        config.net_shape(),
+        run.shape().clone(),
         config.actors.games_per_actor,
         RngStream::of(config.seed),
     );

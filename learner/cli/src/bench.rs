@@ -13,8 +13,8 @@ use rnad_games::exploitability::nash_conv;
 use rnad_games::Game;
 use rnad_net::NetShape;
 use rnad_process::shutdown::Shutdown;
-use rnad_run::config::Config;
 use rnad_run::history::PolicyKind;
+use rnad_run::ResolvedRun;
 use serde::Serialize;
 
 use rnad_learner::error::LearnerError;
@@ -72,16 +72,15 @@ pub struct BenchReport {
 /// `device` and the actor's forward passes on `actor_device`; `scratch` is
 /// a directory for the end-to-end run.
 pub fn run(
-    config: &Config,
+    run: &ResolvedRun,
     seconds: f64,
     scratch: &Path,
     device: &Device,
     actor_device: &Device,
 ) -> Result<BenchReport, CliError> {
     let budget = Duration::from_secs_f64(seconds);
-    let game = config.game.load();
-    let shape = config.net_shape();
-    let mut learner = Learner::new(config, device)?;
+    let (config, game, shape) = (run.config(), run.game(), run.shape());
+    let mut learner = Learner::new(run, device)?;
     let snapshot = PolicySnapshot {
         version: 0,
         params: learner.state().online.clone(),
@@ -108,7 +107,7 @@ pub fn run(
         .map(|_| play.play_fresh(&snapshot, config.rnad.batch_size))
         .collect::<Result<_, _>>()?;
     // One step untimed: a GPU compiles its kernels on first use.
-    let mut warm_up = Learner::new(config, device)?;
+    let mut warm_up = Learner::new(run, device)?;
     warm_up.step(&batches[0])?;
     let (mut steps, mut decisions) = (0u64, 0u64);
     let start = Instant::now();
@@ -125,7 +124,7 @@ pub fn run(
 
     // Exact evaluation of the neural policy, where the game has a tree.
     let (neural_nash_conv_seconds, all_policy_kinds_seconds) = if game.hands().is_some() {
-        let (nash_conv_seconds, kinds_seconds) = exact_evaluation_seconds(&game, &shape, &learner)?;
+        let (nash_conv_seconds, kinds_seconds) = exact_evaluation_seconds(game, shape, &learner)?;
         (Some(nash_conv_seconds), Some(kinds_seconds))
     } else {
         (None, None)
@@ -161,10 +160,10 @@ pub fn run(
         actor_device: actor_device.clone(),
         ..LocalOptions::default()
     };
-    let summary = run_local(e2e, options, &shutdown)?;
+    let summary = run_local(ResolvedRun::new(e2e)?, options, &shutdown)?;
     let e2e_seconds = start.elapsed().as_secs_f64();
     timer.join().expect("timer thread");
-    let e2e_decisions = rnad_learner::checkpoint::load(&summary.checkpoint, config)?
+    let e2e_decisions = rnad_learner::checkpoint::load(&summary.checkpoint, run)?
         .state
         .decisions;
 

@@ -22,6 +22,7 @@ use rnad_process::logging::LogFormat;
 use rnad_process::shutdown::Shutdown;
 use rnad_run::config::overrides::{Grid, Override};
 use rnad_run::config::Config;
+use rnad_run::ResolvedRun;
 use rnad_wire::frames::FrameLimits;
 use rnad_wire::handshake::Token;
 
@@ -395,15 +396,15 @@ fn serve(
     options: ServeOptions,
 ) -> Result<(), CliError> {
     let shutdown = Shutdown::on_signals();
-    let opened = open(&config, open_options)?;
-    let limits = FrameLimits::for_config(&config);
+    let run = ResolvedRun::new(config)?;
+    let limits = FrameLimits::for_run(&run);
+    let opened = open(run, open_options)?;
     let token = if options.limits.token.is_some() {
         "peers must present the token"
     } else {
         "no token required"
     };
     run_serve(
-        &config,
         opened,
         None,
         options,
@@ -427,7 +428,7 @@ fn serve(
 
 fn local(config: Config, options: LocalOptions) -> Result<(), CliError> {
     let shutdown = Shutdown::on_signals();
-    let summary = run_local(config, options, &shutdown)?;
+    let summary = run_local(ResolvedRun::new(config)?, options, &shutdown)?;
     if let Some(last) = summary.last {
         println!("step {}: {}", last.learner_step, last.describe());
     }
@@ -556,7 +557,13 @@ fn bench(
         config.network.hidden,
         config.rnad.batch_size
     );
-    let report = crate::bench::run(&config, seconds, &scratch, device, actor_device)?;
+    let report = crate::bench::run(
+        &ResolvedRun::new(config)?,
+        seconds,
+        &scratch,
+        device,
+        actor_device,
+    )?;
     let _ = std::fs::remove_dir_all(&scratch);
     let text = serde_json::to_string_pretty(&report).expect("report serialises");
     rnad_run::files::write_atomically(&out, text.as_bytes()).map_err(|e| CliError::io(&out, e))?;

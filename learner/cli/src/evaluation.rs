@@ -13,7 +13,7 @@ use rnad_learner::evaluate::{Evaluate, EvaluateError, Evaluated};
 use rnad_learner::resume::Opened;
 use rnad_learner::rnad::LearnerState;
 use rnad_run::checkpoint::SavedAverage;
-use rnad_run::config::{Config, EvaluationMode};
+use rnad_run::config::EvaluationMode;
 
 /// The local run's judge.
 pub struct LocalEvaluation {
@@ -26,11 +26,10 @@ impl LocalEvaluation {
     /// the resumed checkpoint kept, and its metrics join the run's registry.
     /// None for exact evaluation of a game too large for it (hold'em),
     /// which trains unjudged: head-to-head mode judges such games.
-    pub fn new(
-        config: &Config,
-        opened: &mut Opened,
-    ) -> Result<Option<LocalEvaluation>, EvaluatorError> {
-        if config.game.load().hands().is_none() && config.evaluation.mode == EvaluationMode::Exact {
+    pub fn new(opened: &mut Opened) -> Result<Option<LocalEvaluation>, EvaluatorError> {
+        let run = opened.hub.run();
+        let config = run.config();
+        if run.game().hands().is_none() && config.evaluation.mode == EvaluationMode::Exact {
             tracing::warn!(
                 game = %config.game,
                 "no exact evaluation: the game is too large for a public tree; training runs \
@@ -40,7 +39,7 @@ impl LocalEvaluation {
             return Ok(None);
         }
         let learner = &opened.resumed.learner;
-        let mut evaluator = RunEvaluator::new(config, learner.shape().clone(), None)?;
+        let mut evaluator = RunEvaluator::new(run, config.evaluation.mode, None)?;
         // A learner that rolls back to a checkpoint finds the average as it
         // stood there.
         evaluator.keep_sums_at_checkpoints(config.checkpoint.interval_steps);

@@ -22,7 +22,7 @@ use rnad_learner::serve::{run_serve, ServeOptions};
 use rnad_learner::service::ServiceLimits;
 use rnad_learner::training::{RunSummary, Source, TrainOptions, Trainer};
 use rnad_process::shutdown::Shutdown;
-use rnad_run::config::Config;
+use rnad_run::ResolvedRun;
 
 use crate::error::CliError;
 use crate::evaluation::LocalEvaluation;
@@ -60,18 +60,22 @@ impl Default for LocalOptions {
 /// Runs until `shutdown` is cancelled or the step limit is reached;
 /// resumes from the newest checkpoint in the run directory.
 pub fn run_local(
-    config: Config,
+    run: ResolvedRun,
     options: LocalOptions,
     shutdown: &Shutdown,
 ) -> Result<RunSummary, CliError> {
+    let (seed, actor_count, lockstep) = {
+        let config = run.config();
+        (config.seed, config.actors.count, config.actors.lockstep)
+    };
     let train = TrainOptions {
         max_steps: options.max_steps,
         progress: options.progress,
     };
-    let mut opened = open(&config, &options.open)?;
-    let evaluation = LocalEvaluation::new(&config, &mut opened)?;
-    if config.actors.lockstep {
-        return run_lockstep(&config, opened, evaluation, &train, &options, shutdown);
+    let mut opened = open(run, &options.open)?;
+    let evaluation = LocalEvaluation::new(&mut opened)?;
+    if lockstep {
+        return run_lockstep(opened, evaluation, &train, &options, shutdown);
     }
     // The actors stop with the process, or once training has ended and
     // before the service closes, so that they leave quietly.
@@ -84,7 +88,6 @@ pub fn run_local(
         train,
     };
     let result = run_serve(
-        &config,
         opened,
         evaluation.map(|e| Box::new(e) as Box<dyn Evaluate>),
         serve,
@@ -94,12 +97,12 @@ pub fn run_local(
                 tracing::info!("metrics on http://{addr}/metrics");
             }
             let metrics = ActorMetrics::in_registry(bound.registry.clone());
-            for index in 0..config.actors.count {
+            for index in 0..actor_count {
                 let worker = WorkerOptions {
                     learner: bound.service.to_string(),
                     token: None,
                     games: None,
-                    random: actor_stream(config.seed, index as u64, start_step),
+                    random: actor_stream(seed, index as u64, start_step),
                     submit_every: None,
                     device: options.actor_device.clone(),
                 };
@@ -121,7 +124,6 @@ pub fn run_local(
 }
 
 fn run_lockstep(
-    config: &Config,
     opened: Opened,
     evaluation: Option<LocalEvaluation>,
     train: &TrainOptions,
@@ -144,11 +146,10 @@ fn run_lockstep(
     };
     let mut learner = resumed.learner;
     let mut trainer = Trainer {
-        config,
         dir: &dir,
         hub: &hub,
         source: Source::Lockstep(Box::new(LockstepActor::new(
-            config,
+            hub.run(),
             &resumed.actor_rngs,
             options.actor_device.clone(),
         ))),

@@ -6,7 +6,7 @@ use candle_core::Device;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_learner::training::Lockstep;
 use rnad_net::ParamSet;
-use rnad_run::config::Config;
+use rnad_run::ResolvedRun;
 use rnad_wire::trajectory::Trajectory;
 
 /// One self-play actor the learner waits for.
@@ -15,12 +15,12 @@ pub struct LockstepActor(SelfPlay);
 impl LockstepActor {
     /// The run's lockstep actor, at its saved generator position if a
     /// checkpoint kept one (`rngs`), its forward passes on `device`.
-    pub fn new(config: &Config, rngs: &[(u64, u128)], device: Device) -> LockstepActor {
+    pub fn new(run: &ResolvedRun, rngs: &[(u64, u128)], device: Device) -> LockstepActor {
         let mut play = SelfPlay::new(
-            config.game.load(),
-            config.net_shape(),
+            run.game().clone(),
+            run.shape().clone(),
             0,
-            RngStream::of(config.seed),
+            RngStream::of(run.config().seed),
         )
         .on_device(device);
         if let Some(&(seed, pos)) = rngs.first() {

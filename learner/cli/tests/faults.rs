@@ -272,10 +272,10 @@ fn a_changed_learning_rate_is_refused_by_name_then_accepted_and_recorded() {
 /// back from the file.
 fn checkpoint_values(path: &Path, config: &Config) -> Vec<f32> {
     let file = rnad_run::checkpoint::CheckpointFile::read(path).unwrap();
-    let shape = config.net_shape();
+    let run = rnad_run::ResolvedRun::new(config.clone()).unwrap();
     ["online", "target", "reg", "reg_prev", "adam_nu"]
         .iter()
-        .flat_map(|set| file.params(&shape, set).unwrap().to_vec().unwrap())
+        .flat_map(|set| file.params(run.shape(), set).unwrap().to_vec().unwrap())
         .collect()
 }
 

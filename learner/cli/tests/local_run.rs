@@ -22,6 +22,7 @@ use rnad_process::shutdown::Shutdown;
 use rnad_run::config::Config;
 use rnad_run::history::{HistoryEntry, PolicyKind};
 use rnad_run::run_dir::RunDir;
+use rnad_run::ResolvedRun;
 use rnad_testkit::{scratch, TestConfig};
 use rnad_wire::frames::{FrameLimits, MAX_SUBMIT_TRAJECTORIES};
 
@@ -37,7 +38,11 @@ fn run(config: &Config, max_steps: u64) -> Result<RunSummary, rnad_learner_cli::
         metrics: None,
         ..LocalOptions::default()
     };
-    run_local(config.clone(), options, &Shutdown::new())
+    run_local(
+        ResolvedRun::new(config.clone()).unwrap(),
+        options,
+        &Shutdown::new(),
+    )
 }
 
 fn history(dir: &Path) -> Vec<HistoryEntry> {
@@ -262,7 +267,7 @@ fn checkpoint_nash_conv(dir: &Path, config: &Config, step: u64, kind: PolicyKind
 fn saved(dir: &Path, step: u64, config: &Config) -> Checkpoint {
     checkpoint::load(
         &checkpoint::path_for(&dir.join("checkpoints"), step),
-        config,
+        &ResolvedRun::new(config.clone()).unwrap(),
     )
     .unwrap()
 }
@@ -328,7 +333,12 @@ fn a_late_batch_size_applies_from_its_step_like_a_resumption_with_that_batch() {
         },
         ..LocalOptions::default()
     };
-    run_local(plain.clone(), options, &Shutdown::new()).unwrap();
+    run_local(
+        ResolvedRun::new(plain.clone()).unwrap(),
+        options,
+        &Shutdown::new(),
+    )
+    .unwrap();
     assert_same_state(
         &saved(&scheduled, 40, &config),
         &saved(&resumed, 40, &plain),
@@ -372,7 +382,11 @@ fn checkpoints_of_another_game_or_network_are_refused_and_kept() {
             },
             ..LocalOptions::default()
         };
-        run_local(config.clone(), options, &Shutdown::new())
+        run_local(
+            ResolvedRun::new(config.clone()).unwrap(),
+            options,
+            &Shutdown::new(),
+        )
     };
     let mut wider = config.clone();
     wider.network.hidden = vec![64];
@@ -423,7 +437,7 @@ fn frames_larger_than_the_other_ways_limit_get_through() {
     large_submits.network.hidden = vec![8];
     // Every Kuhn game has at least two decisions, each with its
     // observation: a submit of this many is larger than the reply.
-    let limits = FrameLimits::for_config(&large_submits);
+    let limits = FrameLimits::for_run(&ResolvedRun::new(large_submits.clone()).unwrap());
     let observations = large_submits.game.load().information_state_tensor_size() * 4;
     assert!(limits.response < MAX_SUBMIT_TRAJECTORIES * 2 * observations);
     assert_eq!(three_steps_within_a_minute(large_submits), 3);
@@ -432,7 +446,7 @@ fn frames_larger_than_the_other_ways_limit_get_through() {
     let mut wide = kuhn_config(&dir);
     wide.actors.lockstep = false;
     wide.network.hidden = vec![512, 512];
-    let limits = FrameLimits::for_config(&wide);
+    let limits = FrameLimits::for_run(&ResolvedRun::new(wide.clone()).unwrap());
     assert!(limits.response > limits.request, "{limits:?}");
     assert_eq!(three_steps_within_a_minute(wide), 3);
 }
@@ -454,7 +468,7 @@ fn three_steps_within_a_minute(config: Config) -> u64 {
         max_steps: Some(3),
         ..LocalOptions::default()
     };
-    let summary = run_local(config, options, &shutdown).unwrap();
+    let summary = run_local(ResolvedRun::new(config).unwrap(), options, &shutdown).unwrap();
     let _ = finished.send(());
     timer.join().unwrap();
     summary.step
@@ -476,7 +490,12 @@ fn a_stopped_run_saves_its_checkpoint_without_a_last_evaluation() {
             shutdown.cancel();
         })
     };
-    let summary = run_local(config, LocalOptions::default(), &shutdown).unwrap();
+    let summary = run_local(
+        ResolvedRun::new(config).unwrap(),
+        LocalOptions::default(),
+        &shutdown,
+    )
+    .unwrap();
     stopper.join().unwrap();
     assert!(summary.step > 0, "it trained before the stop");
     let entries = history(&dir);
@@ -610,7 +629,7 @@ fn holdem_is_judged_by_its_panel_and_local_best_responses() {
                 metrics: Some(([127, 0, 0, 1], port).into()),
                 ..LocalOptions::default()
             };
-            run_local(config, options, &shutdown)
+            run_local(ResolvedRun::new(config).unwrap(), options, &shutdown)
         })
     };
     let read = || -> Vec<HistoryEntry> {

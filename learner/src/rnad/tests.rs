@@ -2,6 +2,7 @@
 //! closed-form gradient against autograd, NeuRD and its diagnostics.
 
 use super::*;
+use rnad_run::config::Config;
 
 /// Fresh learners for `first` and `second` (equal parameters, as both
 /// draw them from the seed) and 64 games played by the first's policy
@@ -12,14 +13,20 @@ fn two_learners_and_a_batch(
     stream: u64,
 ) -> (Learner, Learner, Vec<Trajectory>) {
     use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
-    let a = Learner::new(first, &Device::Cpu).unwrap();
-    let b = Learner::new(second, &Device::Cpu).unwrap();
+    let first = ResolvedRun::new(first.clone()).unwrap();
+    let second = ResolvedRun::new(second.clone()).unwrap();
+    let a = Learner::new(&first, &Device::Cpu).unwrap();
+    let b = Learner::new(&second, &Device::Cpu).unwrap();
     let snapshot = PolicySnapshot {
         version: 0,
         params: a.state().online.clone(),
     };
-    let game = first.game.load();
-    let mut play = SelfPlay::new(game, first.net_shape(), 8, RngStream::of(stream));
+    let mut play = SelfPlay::new(
+        first.game().clone(),
+        first.shape().clone(),
+        8,
+        RngStream::of(stream),
+    );
     let batch = play.play_fresh(&snapshot, 64).unwrap();
     (a, b, batch)
 }
@@ -115,13 +122,13 @@ fn the_configs_weight_decay_shrinks_the_weights_by_lr_times_lambda() {
     let saved = crate::checkpoint::save(
         &dir,
         a.state(),
-        &plain,
+        &ResolvedRun::new(plain).unwrap(),
         crate::checkpoint::RunClock::default(),
         None,
         1,
     )
     .unwrap();
-    let resumed = crate::checkpoint::load(&saved, &decaying).unwrap();
+    let resumed = crate::checkpoint::load(&saved, &ResolvedRun::new(decaying).unwrap()).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(resumed.state.adam.settings.weight_decay, 10.0);
     assert_eq!(a.state().adam.settings.weight_decay, 0.0);
@@ -239,7 +246,8 @@ fn the_closed_form_gradient_is_autograds() {
     state.target = ParamSet::init(&fresh.shape, 101).unwrap();
     state.reg = ParamSet::init(&fresh.shape, 102).unwrap();
     state.reg_prev = ParamSet::init(&fresh.shape, 103).unwrap();
-    let learner = Learner::from_state(&config, state, &Device::Cpu).unwrap();
+    let learner =
+        Learner::from_state(&ResolvedRun::new(config).unwrap(), state, &Device::Cpu).unwrap();
     assert!(learner.schedule.at(learner.state.step).alpha < 1.0);
     let (ours, stats, _, _) = learner.gradient(&batch).unwrap();
     assert!(stats.decisions > 100);

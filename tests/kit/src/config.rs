@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use rnad_run::config::Config;
+use rnad_run::ResolvedRun;
 
 use crate::workspace;
 
@@ -70,6 +71,13 @@ impl TestConfig {
     /// The config, running in `run_dir`.
     pub fn in_run_dir(self, run_dir: &Path) -> Config {
         self.with(|c| c.run_dir = run_dir.to_path_buf()).build()
+    }
+
+    /// The config, resolved (its game loaded, its network's shape): what
+    /// a learner, actor or evaluator is made from.
+    pub fn resolve(self) -> ResolvedRun {
+        ResolvedRun::new(self.build())
+            .unwrap_or_else(|e| panic!("a test config that does not resolve: {e}"))
     }
 
     /// The config written to `path` as TOML (what `--config` reads).

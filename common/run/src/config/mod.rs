@@ -20,8 +20,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use rnad_net::{NetShape, TorsoKind};
-
 pub use checks::DEALS_RANGE;
 pub use keys::{KeyInfo, Resume};
 pub use sections::{
@@ -130,35 +128,6 @@ impl Config {
         Ok(config)
     }
 
-    /// The network this config asks for around its game.
-    pub fn net_shape(&self) -> NetShape {
-        NetShape::for_game(&*self.game.load(), self.network.torso, &self.network.hidden)
-    }
-
-    /// The longest trajectory a game of this config can produce: the
-    /// game's maximum number of decisions.
-    pub fn trajectory_max(&self) -> usize {
-        self.game.load().max_game_length()
-    }
-
-    /// The most one player can lose in a game of this config, in the
-    /// game's units: what `rnad.eta` is relative to with `eta_unit =
-    /// "stake"`. Positive: every game is zero-sum, so its lowest return is
-    /// a loss.
-    pub fn stake(&self) -> f64 {
-        -self.game.load().utility_range().0
-    }
-
-    /// `rnad.eta` in the units of the rewards the learner sees (the game's
-    /// returns times `rnad.reward_scale`): what shapes the reward.
-    pub fn eta_in_rewards(&self) -> f64 {
-        let r = &self.rnad;
-        match r.eta_unit {
-            EtaUnit::Reward => r.eta,
-            EtaUnit::Stake => r.eta * self.stake() * r.reward_scale,
-        }
-    }
-
     /// Reads, parses and validates a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
@@ -218,7 +187,9 @@ impl Config {
     }
 
     /// Checks every key's value (its declared check) and the relations
-    /// between keys.
+    /// between keys; what needs the game loaded (does the network fit its
+    /// input?) is checked when the config is resolved
+    /// ([`crate::ResolvedRun::new`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.check_values("")?;
         if let Err(message) = self.network.torso.check_hidden(&self.network.hidden) {
@@ -227,14 +198,6 @@ impl Config {
                 message,
             });
         }
-        check(
-            self.network.torso != TorsoKind::CardConv || self.game.load().card_layout().is_some(),
-            "network.torso",
-            format!(
-                "card_conv reads cards where the game's input holds them as one-hot blocks (universal_poker); {} has none: use mlp or residual_mlp",
-                self.game
-            ),
-        )?;
         let r = &self.rnad;
         check(
             (r.late_batch_start_step > 0) == (r.late_batch_size > 0),

@@ -1,12 +1,14 @@
 //! Reading, checking and comparing configs, against the shipped files.
 
 use super::*;
+use crate::ResolvedRun;
 
 const KUHN: &str = include_str!("../../../../configs/kuhn.toml");
 
 fn error_for(from: &str, to: &str) -> String {
     assert!(KUHN.contains(from), "the config has {from:?}");
     Config::from_toml(&KUHN.replacen(from, to, 1), "test.toml")
+        .and_then(ResolvedRun::new)
         .unwrap_err()
         .to_string()
 }
@@ -331,17 +333,18 @@ fn out_of_range_values_are_refused_by_name() {
 #[test]
 fn eta_in_stake_units_follows_what_a_player_can_lose() {
     // A config without the key keeps eta in reward units.
-    let reward = Config::from_toml(KUHN, "kuhn").unwrap();
-    assert_eq!(reward.rnad.eta_unit, EtaUnit::Reward);
+    let resolve = |text: &str| ResolvedRun::new(Config::from_toml(text, "kuhn").unwrap()).unwrap();
+    let reward = resolve(KUHN);
+    assert_eq!(reward.config().rnad.eta_unit, EtaUnit::Reward);
     assert_eq!(reward.eta_in_rewards(), 0.2);
     // A Kuhn player loses at most 2: the ante and one bet.
     let in_stake = KUHN.replacen("eta = 0.2", "eta = 0.2\neta_unit = \"stake\"", 1);
-    let stake = Config::from_toml(&in_stake, "kuhn").unwrap();
+    let stake = resolve(&in_stake);
     assert_eq!(stake.stake(), 2.0);
     assert_eq!(stake.eta_in_rewards(), 0.4);
     // Returns in quarters: the regularisation shrinks with them.
     let quartered = in_stake.replacen("eta = 0.2", "eta = 0.2\nreward_scale = 0.25", 1);
-    let quartered = Config::from_toml(&quartered, "kuhn").unwrap();
+    let quartered = resolve(&quartered);
     assert_eq!(quartered.eta_in_rewards(), 0.1);
     let unknown = error_for("eta = 0.2", "eta = 0.2\neta_unit = \"chips\"");
     assert!(
@@ -366,8 +369,9 @@ fn the_shipped_recipe_is_one_for_both_leducs_and_liars_dice() {
         (&dice, 1.0, 0.2 / 13.0),
     ] {
         assert_eq!(config.rnad.eta_unit, EtaUnit::Stake, "{}", config.game);
-        assert_eq!(config.stake(), stake, "{}", config.game);
-        assert_eq!(config.eta_in_rewards(), eta_in_rewards, "{}", config.game);
+        let run = ResolvedRun::new(config.clone()).unwrap();
+        assert_eq!(run.stake(), stake, "{}", config.game);
+        assert_eq!(run.eta_in_rewards(), eta_in_rewards, "{}", config.game);
     }
     // Every other setting is shared but the game, the run directory and
     // Liar's Dice's NeuRD threshold (its reason is in its config).
