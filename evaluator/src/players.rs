@@ -5,10 +5,10 @@
 //!
 //! * `uniform`: uniform over the legal actions;
 //! * `heuristic`, `call`, `raise`: seed 004's baselines for poker
-//!   ([`rnad_games::headtohead::baselines`]), played state by state (the
+//!   ([`rnad_games::bots::poker_baselines`]), played state by state (the
 //!   only players of games too large for a public tree, such as hold'em);
 //! * `rules`: the game's rule-based player
-//!   ([`rnad_games::headtohead::rules`]);
+//!   ([`rnad_games::bots::rules`]);
 //! * `policy:FILE`: a tabular policy in OpenSpiel's JSON format;
 //! * `checkpoint:FILE[:KIND]`: a learner checkpoint's policy of KIND
 //!   (`online`, `target`, `target_postprocessed` — the default — or `reg`);
@@ -23,7 +23,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use rnad_games::daihinmin::{DefaultPlayer, MonteCarloPlayer, MonteCarloSpec};
+use rnad_games::algorithms::monte_carlo::{MonteCarloPlayer, MonteCarloSpec};
+use rnad_games::bots::uecda_default::DefaultPlayer;
 use rnad_run::history::PolicyKind;
 
 /// The names of seed 003's Monte-Carlo players (`NAME:N[:PARAMS]`).
@@ -34,10 +35,10 @@ const MONTE_CARLO: [&str; 5] = [
     "ucb1-tuned",
     "majority",
 ];
-use rnad_games::headtohead::baselines::Baseline;
-use rnad_games::headtohead::chips_per_big_blind;
+use rnad_games::bots::poker_baselines::Baseline;
+use rnad_games::bots::{rules, RuleBot};
+use rnad_games::headtohead::reduced;
 use rnad_games::headtohead::sampled::Player;
-use rnad_games::headtohead::{reduced, rules};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::policy_file::read_policy_file;
 use rnad_games::public_tree::PublicTree;
@@ -158,7 +159,17 @@ impl<'t> Tabulator<'t> {
         let tree = self.tree;
         match player {
             PlayerSpec::Uniform => Ok(TabularPolicy::uniform(tree)),
-            PlayerSpec::Rules => Ok(rules::policy(tree)),
+            PlayerSpec::Rules => match tree.spec().capabilities().rules {
+                Some(bot) if bot.is_tabular() => Ok(rules::policy(tree)),
+                Some(_) => Err(EvaluatorError::Usage(format!(
+                    "{}'s rule-based player decides state by state, not as a table: it is a player of `match` only",
+                    tree.spec()
+                ))),
+                None => Err(EvaluatorError::Usage(format!(
+                    "{} has no rule-based player",
+                    tree.spec()
+                ))),
+            },
             PlayerSpec::Baseline(_) | PlayerSpec::MonteCarlo(_) | PlayerSpec::Gain(_) => {
                 Err(EvaluatorError::Usage(format!(
                     "{player} plays state by state, not as a table: it is a player of `match` only"
@@ -198,16 +209,12 @@ fn reduced_from_file(tree: &PublicTree, path: &Path) -> Result<TabularPolicy, Ev
                 path.display()
             ))
         })?;
-    let fits = spec.name() == "leduc_poker"
-        && small.name() == "leduc_poker"
-        && small.int("ranks") == spec.int("ranks")
-        && small.int("players") < spec.int("players")
-        && spec.int("starting_player") == 0;
-    if !fits {
-        return Err(EvaluatorError::Usage(format!(
-            "{}: a reduced player plays a Leduc policy for fewer players with the same ranks in a Leduc game starting at player 0; the file is for {small}, the match is {spec}",
-            path.display()
-        )));
+    let fits = match spec.capabilities().reduced_from {
+        Some(reduced_from) => reduced_from(spec, &small),
+        None => Err(format!("{spec} has no reduced players")),
+    };
+    if let Err(why) = fits {
+        return Err(EvaluatorError::Usage(format!("{}: {why}", path.display())));
     }
     let small_tree = PublicTree::build(small.load())?;
     let small_policy =
@@ -229,13 +236,16 @@ impl PlayerSpec {
         game: &GameSpec,
         seed: u64,
     ) -> Result<Box<dyn Player>, EvaluatorError> {
+        let offers = game.capabilities();
         match self {
             PlayerSpec::Uniform => Ok(Box::new(Baseline::Uniform)),
-            PlayerSpec::Rules if game.name() == "daihinmin" => Ok(Box::new(DefaultPlayer)),
-            PlayerSpec::MonteCarlo(spec) if game.name() == "daihinmin" => Ok(Box::new(
+            PlayerSpec::Rules if offers.rules == Some(RuleBot::UecdaDefault) => {
+                Ok(Box::new(DefaultPlayer))
+            }
+            PlayerSpec::MonteCarlo(spec) if offers.monte_carlo => Ok(Box::new(
                 MonteCarloPlayer::new(spec.allocation, spec.playouts, seed),
             )),
-            PlayerSpec::Baseline(b) if chips_per_big_blind(game).is_some() => Ok(Box::new(*b)),
+            PlayerSpec::Baseline(b) if offers.poker_baselines => Ok(Box::new(*b)),
             PlayerSpec::Baseline(b) => Err(EvaluatorError::Usage(format!(
                 "{b} is a poker player (fold, check/call, raise), and {game} is not poker"
             ))),

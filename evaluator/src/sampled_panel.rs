@@ -16,11 +16,10 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use rnad_games::daihinmin::{Allocation, MonteCarloSpec};
-use rnad_games::headtohead::baselines::Baseline;
-use rnad_games::headtohead::chips_per_big_blind;
+use rnad_games::algorithms::lbr::{local_best_response, LbrError, LbrOptions};
+use rnad_games::algorithms::monte_carlo::{Allocation, MonteCarloSpec};
+use rnad_games::bots::poker_baselines::Baseline;
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
-use rnad_games::universal_poker::lbr::{local_best_response, LbrError, LbrOptions};
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_games::{Game, GameSpec};
 use rnad_net::{NetShape, ParamSet};
@@ -41,28 +40,35 @@ const LBR_SAMPLED_BOARDS: usize = 32;
 /// so that an evaluation stays short.
 const PANEL_PLAYOUTS: usize = 20;
 
-/// The fixed opponents for `game`, each with its name in the history:
-/// seed 004's heuristic and uniform in poker, the default player and
-/// random-sampling Monte-Carlo in Daihinmin, uniform elsewhere.
+/// The fixed opponents for `game`, each with its name in the history, by
+/// what the game offers: seed 004's heuristic and uniform where the poker
+/// baselines play (poker), the rule-based player that decides state by
+/// state and random-sampling Monte-Carlo where those play (Daihinmin),
+/// uniform elsewhere.
 fn fixed_opponents(game: &GameSpec) -> Vec<(String, PlayerSpec)> {
     let named = |name: &str, spec: PlayerSpec| (name.to_string(), spec);
-    if chips_per_big_blind(game).is_some() {
-        vec![
+    let offers = game.capabilities();
+    if offers.poker_baselines {
+        return vec![
             named("heuristic", PlayerSpec::Baseline(Baseline::Heuristic)),
             named("uniform", PlayerSpec::Uniform),
-        ]
-    } else if game.name() == "daihinmin" {
+        ];
+    }
+    let mut panel = Vec::new();
+    if offers.rules.is_some_and(|bot| !bot.is_tabular()) {
+        panel.push(named("default", PlayerSpec::Rules));
+    }
+    if offers.monte_carlo {
         let sampling = MonteCarloSpec {
             allocation: Allocation::RandomSampling,
             playouts: PANEL_PLAYOUTS,
         };
-        vec![
-            named("default", PlayerSpec::Rules),
-            (sampling.to_string(), PlayerSpec::MonteCarlo(sampling)),
-        ]
-    } else {
-        vec![named("uniform", PlayerSpec::Uniform)]
+        panel.push((sampling.to_string(), PlayerSpec::MonteCarlo(sampling)));
     }
+    if panel.is_empty() {
+        panel.push(named("uniform", PlayerSpec::Uniform));
+    }
+    panel
 }
 
 /// When LBR runs, and how long.
@@ -91,17 +97,15 @@ impl SampledPanel {
     /// heads-up universal_poker is refused.
     pub fn new(run: &ResolvedRun) -> Result<SampledPanel, EvaluatorError> {
         let (config, game) = (run.config(), run.game().clone());
-        let big_blind = chips_per_big_blind(&config.game);
+        let big_blind = config.game.capabilities().units.big_blind();
         let e = &config.evaluation;
         let lbr = match e.lbr_interval_evaluations {
             0 => None,
-            every if config.game.name() == "universal_poker" && game.num_players() == 2 => {
-                Some(LbrSchedule {
-                    every,
-                    hands: e.lbr_hands,
-                    game: UniversalPoker::new(config.game.clone()),
-                })
-            }
+            every if config.game.capabilities().local_best_response => Some(LbrSchedule {
+                every,
+                hands: e.lbr_hands,
+                game: UniversalPoker::of(&config.game).expect("local best response plays poker"),
+            }),
             _ => {
                 return Err(EvaluatorError::Usage(format!(
                     "evaluation.lbr_interval_evaluations: local best response plays heads-up \

@@ -429,7 +429,9 @@ fn lbr_exploits_baselines_and_refuses_players_without_a_policy_for_every_hand() 
         "rnad-evaluator",
         &["lbr", "--game", "leduc_poker", "--player", "call"],
     );
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("plays universal_poker games"));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("plays heads-up universal_poker games")
+    );
 }
 
 #[test]

@@ -170,7 +170,7 @@ fn bad_players_and_counts_are_refused_by_name() {
     );
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("the file is for kuhn_poker"), "{stderr}");
+    assert!(stderr.contains("the policy is for kuhn_poker"), "{stderr}");
 }
 
 #[test]

@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+use crate::bots::RuleBot;
+use crate::capabilities::{Capabilities, Units};
 use crate::spec::{always_playable, int_default, GameInfo, ParamDomain, ParamInfo};
 use crate::{Action, Game, GameSpec, Hands, Payoff, State, Turn};
 
@@ -30,6 +32,13 @@ pub(crate) static INFO: GameInfo = GameInfo {
     }],
     check: always_playable,
     build: |spec| Arc::new(KuhnPoker::new(spec.clone())),
+    capabilities: |_| Capabilities {
+        // The ante is the unit.
+        units: Units::Chips { big_blind: 1.0 },
+        rules: Some(RuleBot::Kuhn),
+        poker_baselines: true,
+        ..Capabilities::NONE
+    },
 };
 
 /// OpenSpiel's `kuhn_poker` with N players.

@@ -16,6 +16,8 @@
 
 use std::sync::Arc;
 
+use crate::bots::RuleBot;
+use crate::capabilities::{Capabilities, Units};
 use crate::spec::{
     bool_default, int_default, GameInfo, Given, ParamDomain, ParamInfo, ParamValue, Unplayable,
 };
@@ -83,7 +85,32 @@ pub(crate) static INFO: GameInfo = GameInfo {
     ],
     check: playable,
     build: |spec| Arc::new(LeducPoker::new(spec.clone())),
+    capabilities: |_| Capabilities {
+        // The ante is the unit.
+        units: Units::Chips { big_blind: 1.0 },
+        rules: Some(RuleBot::Leduc),
+        poker_baselines: true,
+        reduced_from: Some(reduced_from),
+        ..Capabilities::NONE
+    },
 };
+
+/// Seed 002's reduced players: a Leduc policy for fewer players, with the
+/// same ranks, plays a Leduc game that starts at player 0 (the removal of
+/// players rewrites histories from the first seat on).
+fn reduced_from(big: &GameSpec, small: &GameSpec) -> Result<(), String> {
+    let fits = small.name() == INFO.name
+        && small.int("ranks") == big.int("ranks")
+        && small.int("players") < big.int("players")
+        && big.int("starting_player") == 0;
+    if fits {
+        Ok(())
+    } else {
+        Err(format!(
+            "a reduced player plays a Leduc policy for fewer players with the same ranks in a Leduc game starting at player 0; the policy is for {small}, the game is {big}"
+        ))
+    }
+}
 
 /// Leduc's default deck: one rank more than there are players (OpenSpiel's
 /// 2·(players + 1) cards).

@@ -12,6 +12,8 @@
 
 use std::sync::Arc;
 
+use crate::bots::RuleBot;
+use crate::capabilities::Capabilities;
 use crate::spec::{
     always_playable, int_default, GameInfo, Given, ParamDomain, ParamInfo, ParamValue,
 };
@@ -57,6 +59,10 @@ pub(crate) static INFO: GameInfo = GameInfo {
     ],
     check: always_playable,
     build: |spec| Arc::new(LiarsDice::new(spec.clone())),
+    capabilities: |_| Capabilities {
+        rules: Some(RuleBot::LiarsDice),
+        ..Capabilities::NONE
+    },
 };
 
 fn reset_face(_: &Given) -> ParamValue {

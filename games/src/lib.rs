@@ -23,7 +23,11 @@ mod liars_dice;
 pub mod spec;
 pub mod universal_poker;
 
+pub mod algorithms;
+pub mod bots;
+pub mod capabilities;
 pub mod cfr;
+pub mod encodings;
 pub mod exploitability;
 pub mod headtohead;
 pub mod policy;

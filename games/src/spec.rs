@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
+use crate::capabilities::Capabilities;
 use crate::Game;
 
 /// A parameter's value.
@@ -162,6 +163,8 @@ pub struct GameInfo {
     pub check: fn(&GameSpec) -> Result<(), Unplayable>,
     /// Builds the game.
     pub build: fn(&GameSpec) -> Arc<dyn Game>,
+    /// What the game of a spec is beyond its rules.
+    pub capabilities: fn(&GameSpec) -> Capabilities,
 }
 
 /// Why parameters that are each fine do not make a game together.
@@ -257,6 +260,11 @@ impl GameSpec {
     /// The game itself.
     pub fn load(&self) -> Arc<dyn Game> {
         (self.info.build)(self)
+    }
+
+    /// What this spec's game declares of itself.
+    pub fn capabilities(&self) -> Capabilities {
+        (self.info.capabilities)(self)
     }
 
     /// Parses `text` and checks it against the declaration of its game,

@@ -4,7 +4,7 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_games::universal_poker::cnn_planes::{PLANES, SIDE, SIZE};
+use rnad_games::encodings::card_planes::{PLANES, SIDE, SIZE};
 use rnad_games::universal_poker::UniversalPokerState;
 use rnad_games::{GameSpec, State, Turn};
 

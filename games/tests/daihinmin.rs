@@ -364,8 +364,8 @@ fn a_determinized_world_keeps_what_the_player_knows() {
 
 #[test]
 fn monte_carlo_players_go_out_when_they_can_and_beat_random_players() {
-    use rnad_games::daihinmin::{MonteCarloPlayer, MonteCarloSpec};
-    use rnad_games::headtohead::baselines::Baseline;
+    use rnad_games::algorithms::monte_carlo::{MonteCarloPlayer, MonteCarloSpec};
+    use rnad_games::bots::poker_baselines::Baseline;
     use rnad_games::headtohead::sampled::{play_duplicate, Player};
     use std::ops::ControlFlow;
     // Its last card: playing it is first place, passing is not.
@@ -484,12 +484,12 @@ fn a_match_of_games_carries_the_ranks_into_each_exchange() {
 
 #[test]
 fn monte_carlo_players_play_out_only_the_game_they_are_in() {
-    use rnad_games::daihinmin::{Allocation, MonteCarloPlayer};
+    use rnad_games::algorithms::monte_carlo::{Allocation, MonteCarloPlayer};
     // The second game of a three-game match: playouts end with it, so a
     // decision costs what a one-game decision costs and scores 1-5 points.
     let g = game("daihinmin(games=3)");
     let mut state = g.initial_state();
-    let mut first = rnad_games::daihinmin::DefaultPlayer;
+    let mut first = rnad_games::bots::uecda_default::DefaultPlayer;
     while state.games_done() == 0 {
         let moves: Vec<usize> = match state.turn() {
             Turn::Chance => vec![state.chance_outcomes()[0].0],

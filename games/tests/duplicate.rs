@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
-use rnad_games::headtohead::baselines::Baseline;
+use rnad_games::bots::poker_baselines::Baseline;
 use rnad_games::headtohead::sampled::{
     play_duplicate, DuplicateReport, Player, Stopped, ValueFunction,
 };

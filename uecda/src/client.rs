@@ -16,11 +16,10 @@ use std::sync::Arc;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_games::daihinmin::{
-    catalogue, weakest_cards, Cards, Daihinmin, DaihinminState, Rules, PASS,
-};
+use rnad_games::bots::uecda_default::weakest_cards;
+use rnad_games::daihinmin::{catalogue, Cards, Daihinmin, DaihinminState, Rules, PASS};
 use rnad_games::headtohead::sampled::Player;
-use rnad_games::{GameSpec, State, Turn};
+use rnad_games::{State, Turn};
 
 use crate::table::{players_row, read_int, state_row, Table, TableError, PROTOCOL};
 
@@ -282,8 +281,8 @@ fn player_id(value: i32, during: &str) -> Result<usize, ClientError> {
 /// game).
 fn rules_of(table: &Table) -> Result<Arc<Rules>, ClientError> {
     let ranks = &table.0[6][players_row::RANKS..players_row::RANKS + 5];
-    let spec = if ranks.iter().all(|&r| r == 0) {
-        "daihinmin".to_string()
+    let by_seat = if ranks.iter().all(|&r| r == 0) {
+        None
     } else {
         // Ranks by player id, 0 = daifugo; the games layer's by seat from 1.
         let seat_of = seats(table)?;
@@ -291,11 +290,9 @@ fn rules_of(table: &Table) -> Result<Arc<Rules>, ClientError> {
         for (id, &rank) in ranks.iter().enumerate() {
             by_seat[seat_of[id]] = rank + 1;
         }
-        let list: Vec<String> = by_seat.iter().map(i32::to_string).collect();
-        format!("daihinmin(ranks={})", list.join(" "))
+        Some(by_seat)
     };
-    let spec: GameSpec = spec
-        .parse()
+    let spec = Daihinmin::spec_with_ranks(by_seat)
         .map_err(|e| unexpected("row 6", format!("ranks {ranks:?}: {e}")))?;
     Ok(Daihinmin::new(spec).rules())
 }

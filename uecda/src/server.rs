@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_games::daihinmin::{catalogue, weakest_cards, Daihinmin, DaihinminState, Play, PASS};
-use rnad_games::{GameSpec, State, Turn};
+use rnad_games::bots::uecda_default::weakest_cards;
+use rnad_games::daihinmin::{catalogue, Daihinmin, DaihinminState, Play, PASS};
+use rnad_games::{State, Turn};
 
 use crate::client::{ACCEPTED, ALL_OVER, GAME_OVER, GO_ON, REFUSED};
 use crate::table::{players_row, state_row, write_int, Table, PROTOCOL};
@@ -217,18 +218,11 @@ impl Match<'_> {
         report: &mut MatchReport,
     ) -> Result<Vec<usize>, ServerError> {
         let seating = self.seating;
-        let spec = match self.ranks {
-            None => "daihinmin".to_string(),
-            Some(r) => {
-                let by_seat: Vec<String> = seating
-                    .player_in_seat
-                    .iter()
-                    .map(|&player| (r[player] + 1).to_string())
-                    .collect();
-                format!("daihinmin(ranks={})", by_seat.join(" "))
-            }
-        };
-        let game = Daihinmin::new(spec.parse::<GameSpec>().expect("a valid spec"));
+        let by_seat = self
+            .ranks
+            .map(|r| seating.player_in_seat.map(|player| r[player] as i32 + 1));
+        let spec = Daihinmin::spec_with_ranks(by_seat).expect("a valid spec");
+        let game = Daihinmin::new(spec);
         let mut state = game.initial_state();
         random_chance(&mut state, rng);
         for player in 0..PLAYERS {

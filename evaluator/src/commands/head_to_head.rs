@@ -16,9 +16,10 @@ use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
 use crate::output::write_atomically;
 use crate::players::{PlayerSpec, Tabulator};
+use rnad_games::capabilities::Units;
 use rnad_games::headtohead::sampled::{play_duplicate, DuplicateReport, ValueFunction};
 use rnad_games::headtohead::stats::PlayerResult;
-use rnad_games::headtohead::{chips_per_big_blind, play_match, MatchReport, Mode};
+use rnad_games::headtohead::{play_match, MatchReport, Mode};
 use rnad_games::universal_poker::acpc_log::log_line;
 use rnad_games::universal_poker::UniversalPoker;
 
@@ -137,15 +138,19 @@ fn run_duplicate(
         .map(|(i, player)| player.state_player(&args.game, args.seed ^ (i as u64 + 1)))
         .collect::<Result<Vec<_>, _>>()?;
     let names: Vec<String> = args.players.iter().map(ToString::to_string).collect();
-    let big_blind = chips_per_big_blind(&args.game).unwrap_or(1.0);
-    let poker = match (&args.log, args.game.name()) {
-        (None, _) => None,
-        (Some(_), "universal_poker") => Some(UniversalPoker::new(args.game.clone())),
-        (Some(_), other) => {
-            return Err(EvaluatorError::Usage(format!(
-            "--log writes ACPC hand histories, which only universal_poker games have, not {other}"
-        )))
-        }
+    let offers = args.game.capabilities();
+    let big_blind = offers.units.big_blind().unwrap_or(1.0);
+    let poker = match &args.log {
+        None => None,
+        Some(_) => match UniversalPoker::of(&args.game).filter(|_| offers.acpc_logs) {
+            Some(poker) => Some(poker),
+            None => {
+                return Err(EvaluatorError::Usage(format!(
+                "--log writes ACPC hand histories, which only universal_poker games have, not {}",
+                args.game
+            )))
+            }
+        },
     };
     let mut lines = Vec::new();
     let mut record = |_deal: usize, seating: &[usize], history: &[usize], _returns: &[f64]| {
@@ -189,19 +194,23 @@ fn run_duplicate(
 /// returns.
 fn describe_duplicate(report: &DuplicateReport, game: &dyn Game) -> String {
     let spec = game.spec();
-    let (scale, offset, unit, about) = if let Some(big_blind) = chips_per_big_blind(spec) {
-        let about = format!("big blinds per game (big blind {big_blind} chips)");
-        (big_blind, 0.0, "bb/g", about)
-    } else if spec.name() == "daihinmin" {
+    let units = spec.capabilities().units;
+    let (scale, offset, unit, about) = match units {
+        Units::Chips { big_blind } => {
+            let about = format!("big blinds per game (big blind {big_blind} chips)");
+            (big_blind, 0.0, "bb/g", about)
+        }
         // A deal is a match of `games` games: per game, the points.
-        let mean = (game.num_players() + 1) as f64 / 2.0;
-        let games = spec.int("games") as f64;
-        (games, mean, "points/g", "points per game".to_string())
-    } else {
-        (1.0, 0.0, "/g", "payoff per game".to_string())
+        Units::Points { games, mean_points } => (
+            games as f64,
+            mean_points,
+            "points/g",
+            "points per game".to_string(),
+        ),
+        Units::Returns => (1.0, 0.0, "/g", "payoff per game".to_string()),
     };
-    // A Daihinmin deal of `games=G` is a match of G games.
-    let (played, rate) = if spec.name() == "daihinmin" && scale > 1.0 {
+    // A deal of a game counted in points may be a match of several games.
+    let (played, rate) = if matches!(units, Units::Points { games, .. } if games > 1) {
         ("matches of the games", "matches/s")
     } else {
         ("games", "games/s")
@@ -211,7 +220,7 @@ fn describe_duplicate(report: &DuplicateReport, game: &dyn Game) -> String {
         report.game, report.deals, report.seatings, report.games, report.games_per_second
     )];
     let shown = |r: &PlayerResult| (r.mean / scale + offset, r.ci95 / scale);
-    let poker = chips_per_big_blind(spec).is_some();
+    let poker = units.big_blind().is_some();
     for (p, (raw, equity)) in report.raw.iter().zip(&report.all_in_equity).enumerate() {
         let (m, c) = shown(raw);
         let mut line = format!("  {:<24} {m:+.3} ± {c:.3} {unit}", raw.name);

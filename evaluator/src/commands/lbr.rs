@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use clap::Args;
-use rnad_games::universal_poker::lbr::{local_best_response, LbrOptions};
+use rnad_games::algorithms::lbr::{local_best_response, LbrOptions};
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_games::GameSpec;
 
@@ -63,9 +63,9 @@ fn bets(text: &str) -> Result<Vec<usize>, EvaluatorError> {
 
 /// Runs `lbr`.
 pub fn run(args: &LbrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
-    if args.game.name() != "universal_poker" {
+    if !args.game.capabilities().local_best_response {
         return Err(EvaluatorError::Usage(format!(
-            "local best response plays universal_poker games, not {}",
+            "local best response plays heads-up universal_poker games, not {}",
             args.game
         )));
     }

@@ -27,13 +27,13 @@ pub struct ReplayLogArgs {
 
 /// Replays every line of the log.
 pub fn run(args: &ReplayLogArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
-    if args.game.name() != "universal_poker" {
+    let Some(poker) = UniversalPoker::of(&args.game).filter(|_| args.game.capabilities().acpc_logs)
+    else {
         return Err(EvaluatorError::Usage(format!(
             "ACPC logs are universal_poker hands, not {}",
             args.game
         )));
-    }
-    let poker = UniversalPoker::new(args.game.clone());
+    };
     let text = std::fs::read_to_string(&args.log).map_err(|source| EvaluatorError::Read {
         path: args.log.clone(),
         source,

@@ -14,8 +14,8 @@ mod player;
 mod trainer;
 
 use candle_core::{Device, Result, Tensor};
+use rnad_games::encodings::card_planes::{PLANES, SIDE, SIZE};
 use rnad_games::universal_poker::acpc_log::{replay_line, LogLineError};
-use rnad_games::universal_poker::cnn_planes::{PLANES, SIDE, SIZE};
 use rnad_games::universal_poker::UniversalPokerState;
 use rnad_games::{Action, Game, GameSpec, State, UniversalPoker};
 
@@ -79,8 +79,7 @@ pub fn samples_from_log(
 pub fn heads_up_poker_with_planes(
     spec: &GameSpec,
 ) -> std::result::Result<UniversalPoker, EvaluatorError> {
-    if spec.name() == "universal_poker" {
-        let game = UniversalPoker::new(spec.clone());
+    if let Some(game) = UniversalPoker::of(spec) {
         if game.num_players() == 2 && game.initial_state().has_cnn_planes() {
             return Ok(game);
         }

@@ -1,5 +1,5 @@
 //! Seed 004's convolutional network (after Poker-CNN): from a decision and
-//! a candidate action as planes (`rnad_games::universal_poker::cnn_planes`,
+//! a candidate action as planes (`rnad_games::encodings::card_planes`,
 //! 33 × 17 × 17), the chip gain the action is expected to bring, divided
 //! by the buy-in, in [−1, 1].
 //!

@@ -14,23 +14,21 @@
 //! Returns are the points (n for first place … 1 for last) less their
 //! mean, so that the game is zero-sum; matches report points.
 
-mod cards;
-mod default_player;
-mod monte_carlo;
-mod plays;
-mod state;
+pub(crate) mod cards;
+pub(crate) mod plays;
+pub(crate) mod state;
 mod tensor;
 
 use std::sync::Arc;
 
 pub use cards::{card_text, cards_text, parse_cards, Cards, JOKER};
-pub use default_player::{weakest_cards, DefaultPlayer};
-pub use monte_carlo::{Allocation, MonteCarloPlayer, MonteCarloSpec};
 pub use plays::{catalogue, Catalogue, Kind, Play, PASS};
 pub use state::{DaihinminState, PASS_LIMIT, RANK_RESET};
 
+use crate::bots::RuleBot;
+use crate::capabilities::{Capabilities, Units};
 use crate::spec::{int_default, GameInfo, ParamDomain, ParamInfo, ParamValue, Unplayable};
-use crate::{Action, Game, GameSpec, Hands, State};
+use crate::{Action, Game, GameSpec, Hands, SpecError, State};
 
 /// Daihinmin's declaration in the registry.
 pub(crate) static INFO: GameInfo = GameInfo {
@@ -64,6 +62,17 @@ pub(crate) static INFO: GameInfo = GameInfo {
     ],
     check,
     build: |spec| Arc::new(Daihinmin::new(spec.clone())),
+    capabilities: |spec| Capabilities {
+        // Places score players..1 points: their mean is (players + 1) / 2.
+        units: Units::Points {
+            games: spec.int("games") as usize,
+            mean_points: (spec.int("players") + 1) as f64 / 2.0,
+        },
+        rules: Some(RuleBot::UecdaDefault),
+        monte_carlo: true,
+        uecda: true,
+        ..Capabilities::NONE
+    },
 };
 
 fn check(spec: &GameSpec) -> Result<(), Unplayable> {
@@ -108,6 +117,20 @@ pub struct Daihinmin {
 }
 
 impl Daihinmin {
+    /// The spec of one five-player game: a first game where `ranks` is
+    /// none, else a game whose seats hold `ranks` (1 = daifugo .. 5 =
+    /// daihinmin, seat by seat) from the game before, so that the
+    /// exchange comes first.
+    pub fn spec_with_ranks(ranks: Option<[i32; 5]>) -> Result<GameSpec, SpecError> {
+        match ranks {
+            None => INFO.name.parse(),
+            Some(ranks) => {
+                let list: Vec<String> = ranks.iter().map(i32::to_string).collect();
+                format!("{}(ranks={})", INFO.name, list.join(" ")).parse()
+            }
+        }
+    }
+
     /// The game `spec` describes (a checked `daihinmin` spec).
     pub fn new(spec: GameSpec) -> Daihinmin {
         let ranks = spec.ints("ranks");

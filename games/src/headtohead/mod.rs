@@ -3,11 +3,9 @@
 //! plays every one of a fixed set of deals, so luck cancels), sampled or
 //! exact, and leagues of every combination of players.
 
-pub mod baselines;
 pub mod deals;
 pub mod play;
 pub mod reduced;
-pub mod rules;
 pub mod sampled;
 pub mod seating;
 pub mod stats;
@@ -16,7 +14,6 @@ use std::time::Instant;
 
 use crate::policy::TabularPolicy;
 use crate::public_tree::PublicTree;
-use crate::GameSpec;
 use serde::Serialize;
 
 use self::stats::{PlayerResult, Tally};
@@ -54,18 +51,8 @@ pub struct MatchReport {
     pub players: Vec<PlayerResult>,
 }
 
-/// The big blind of a game, for milli-big-blinds: the ante of Kuhn and
-/// Leduc, the largest blind of `universal_poker`; none for other games.
-pub fn chips_per_big_blind(spec: &GameSpec) -> Option<f64> {
-    match spec.name() {
-        "kuhn_poker" | "leduc_poker" => Some(1.0),
-        "universal_poker" => spec.ints("blind").into_iter().max().map(|b| b as f64),
-        _ => None,
-    }
-}
-
 fn big_blind(tree: &PublicTree) -> Option<f64> {
-    chips_per_big_blind(tree.spec())
+    tree.spec().capabilities().units.big_blind()
 }
 
 /// Plays `policies` (one per seat, named `names`) against each other.

@@ -24,8 +24,7 @@
 //! twice and no raise), the spec is refused with the reason instead.
 
 pub mod acpc_log;
-mod betting;
-pub mod lbr;
+pub(crate) mod betting;
 mod params;
 pub mod ranking;
 mod state;
@@ -37,7 +36,7 @@ use crate::{Action, CardLayout, Game, GameSpec, Hands, State};
 use params::Rules;
 pub(crate) use params::INFO;
 pub use params::{Abstraction, HEADS_UP_NO_LIMIT};
-pub use state::{cnn_planes, UniversalPokerState};
+pub use state::UniversalPokerState;
 
 /// A `universal_poker` game.
 #[derive(Clone, Debug)]
@@ -47,6 +46,12 @@ pub struct UniversalPoker {
 }
 
 impl UniversalPoker {
+    /// The game of `spec`, if `spec` names this game (what code outside
+    /// the games layer asks instead of comparing names).
+    pub fn of(spec: &GameSpec) -> Option<UniversalPoker> {
+        (spec.name() == INFO.name).then(|| UniversalPoker::new(spec.clone()))
+    }
+
     /// The game a checked spec describes.
     pub fn new(spec: GameSpec) -> UniversalPoker {
         let rules = Arc::new(Rules::from_spec(&spec));

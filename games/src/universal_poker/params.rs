@@ -2,6 +2,7 @@
 //! checks its ACPC game-definition parser makes (in its order, with its
 //! reasons), and the rules a checked spec describes.
 
+use crate::capabilities::{Capabilities, Units};
 use crate::spec::{int_default, GameInfo, ParamDomain, ParamInfo, ParamValue, Unplayable};
 use crate::GameSpec;
 
@@ -171,6 +172,15 @@ pub(crate) static INFO: GameInfo = GameInfo {
     ],
     check: playable,
     build: |spec| std::sync::Arc::new(UniversalPoker::new(spec.clone())),
+    capabilities: |spec| Capabilities {
+        units: Units::Chips {
+            big_blind: spec.ints("blind").into_iter().max().unwrap_or(1) as f64,
+        },
+        poker_baselines: true,
+        local_best_response: spec.int("numPlayers") == 2,
+        acpc_logs: true,
+        ..Capabilities::NONE
+    },
 };
 
 /// ACPC's checks of a game definition, in its order, then what OpenSpiel

@@ -10,8 +10,6 @@ use super::betting::{Bet, Betting};
 use super::params::{Abstraction, Rules, MAX_BOARD_CARDS, MAX_PLAYERS};
 use crate::{Action, Payoff, State, Turn};
 
-pub mod cnn_planes;
-
 const FOLD: Action = 0;
 const CALL: Action = 1;
 const POT: Action = 2;
@@ -34,8 +32,8 @@ struct Move {
 /// A position in a `universal_poker` game.
 #[derive(Clone, Debug)]
 pub struct UniversalPokerState {
-    rules: Arc<Rules>,
-    betting: Betting,
+    pub(crate) rules: Arc<Rules>,
+    pub(crate) betting: Betting,
     /// Hole cards (deck indices) in dealing order, player by player.
     hole: [[u8; 3]; MAX_PLAYERS],
     holes_dealt: usize,

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use rnad_games::bots::rules;
 use rnad_games::headtohead::play::expected_returns;
-use rnad_games::headtohead::rules;
 use rnad_games::policy::TabularPolicy;
 use rnad_games::policy_file::read_policy_file;
 use rnad_games::public_tree::PublicTree;

@@ -19,9 +19,9 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
 use rnad_evaluator::network_player::NetworkPlayer;
-use rnad_games::daihinmin::{
-    Allocation, Daihinmin, DaihinminState, DefaultPlayer, MonteCarloPlayer,
-};
+use rnad_games::algorithms::monte_carlo::{Allocation, MonteCarloPlayer};
+use rnad_games::bots::uecda_default::DefaultPlayer;
+use rnad_games::daihinmin::{Daihinmin, DaihinminState};
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
 use rnad_games::{State, Turn};
 use rnad_learner::rnad::Learner;

@@ -24,10 +24,9 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
-use rnad_games::headtohead::baselines::Baseline;
-use rnad_games::headtohead::chips_per_big_blind;
+use rnad_games::algorithms::lbr::{local_best_response, LbrOptions};
+use rnad_games::bots::poker_baselines::Baseline;
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
-use rnad_games::universal_poker::lbr::{local_best_response, LbrOptions};
 use rnad_games::universal_poker::ranking::{rank_hand, HandEvaluator, Ranks};
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_learner::rnad::Learner;
@@ -282,7 +281,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // A duplicate match, grown until it takes the time asked for.
     let names = vec!["heuristic".to_string(), "uniform".to_string()];
-    let big_blind = chips_per_big_blind(game.spec()).expect("a poker game");
+    let big_blind = game
+        .spec()
+        .capabilities()
+        .units
+        .big_blind()
+        .expect("a poker game");
     let mut deals = 1_000;
     let match_hands_per_second = loop {
         let mut players: Vec<Box<dyn Player>> =

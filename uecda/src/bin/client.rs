@@ -7,7 +7,7 @@
 
 use clap::Parser;
 use rnad_evaluator::players::PlayerSpec;
-use rnad_games::GameSpec;
+use rnad_games::Daihinmin;
 use rnad_uecda::client::connect_and_play;
 
 #[derive(Parser)]
@@ -35,7 +35,7 @@ struct Args {
 fn main() {
     rnad_process::logging::init(rnad_process::logging::LogFormat::Text);
     let args = Args::parse();
-    let game: GameSpec = "daihinmin".parse().expect("the registry's Daihinmin");
+    let game = Daihinmin::spec_with_ranks(None).expect("the registry's Daihinmin");
     let mut player = match args.player.state_player(&game, args.seed) {
         Ok(player) => player,
         Err(e) => {

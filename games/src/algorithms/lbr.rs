@@ -21,11 +21,10 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use super::state::UniversalPokerState;
-use super::UniversalPoker;
 use crate::headtohead::sampled::{Player, Stopped};
 use crate::headtohead::stats::mean_and_ci95;
 use crate::sampling::inverse_cdf;
+use crate::universal_poker::{UniversalPoker, UniversalPokerState};
 use crate::{Action, Game, State, Turn};
 
 const FOLD: Action = 0;
@@ -354,7 +353,7 @@ pub fn local_best_response(
         winnings.push(state.returns()[seat]);
     }
     let (mean, ci95) = mean_and_ci95(&winnings);
-    let big_blind = crate::headtohead::chips_per_big_blind(game.spec()).unwrap_or(1.0);
+    let big_blind = game.spec().capabilities().units.big_blind().unwrap_or(1.0);
     Ok(LbrReport {
         game: game.spec().to_string(),
         hands: options.hands,
@@ -369,8 +368,8 @@ pub fn local_best_response(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bots::poker_baselines::Baseline;
     use crate::exploitability::nash_conv;
-    use crate::headtohead::baselines::Baseline;
     use crate::policy::TabularPolicy;
     use crate::public_tree::PublicTree;
     use crate::GameSpec;

@@ -12,9 +12,9 @@
 //! It keeps the joker out of groups and sequences, and plays it alone
 //! only when it holds nothing else to lead with.
 
-use super::cards::{card, exchange_strength, indices, Cards, JOKER, RANKS, SUITS};
-use super::plays::{catalogue, Kind, Play, PASS};
-use super::state::DaihinminState;
+use crate::daihinmin::cards::{card, exchange_strength, indices, Cards, JOKER, RANKS, SUITS};
+use crate::daihinmin::plays::{catalogue, Kind, Play, PASS};
+use crate::daihinmin::state::DaihinminState;
 use crate::headtohead::sampled::Player;
 use crate::{Action, State};
 
@@ -122,9 +122,8 @@ pub fn choose(state: &DaihinminState, legal: &[Action]) -> Action {
 
 #[cfg(test)]
 mod tests {
-    use super::super::cards::parse_cards;
-    use super::super::Daihinmin;
     use super::*;
+    use crate::daihinmin::{parse_cards, Daihinmin};
     use crate::GameSpec;
 
     fn dealt(hands: [&str; 5], to_move: usize) -> DaihinminState {
@@ -137,7 +136,7 @@ mod tests {
         let action = choose(state, &state.legal_actions());
         catalogue()
             .play(action)
-            .map_or("pass".into(), |p| super::super::cards::cards_text(p.cards))
+            .map_or("pass".into(), |p| crate::daihinmin::cards_text(p.cards))
     }
 
     #[test]

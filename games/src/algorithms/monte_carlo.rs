@@ -31,9 +31,9 @@ use std::str::FromStr;
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::cards::{indices, Cards, DECK};
-use super::default_player;
-use super::state::DaihinminState;
+use crate::bots::uecda_default as default_player;
+use crate::daihinmin::cards::{indices, Cards, DECK};
+use crate::daihinmin::state::DaihinminState;
 use crate::headtohead::sampled::Player;
 use crate::{Action, State, Turn};
 

@@ -14,6 +14,7 @@
 //!   it makes the smallest higher bid on its most common face (or the
 //!   lowest higher bid, if none on that face is believable).
 
+use super::RuleBot;
 use crate::policy::TabularPolicy;
 use crate::public_tree::PublicTree;
 use crate::{Action, GameSpec, State};
@@ -35,11 +36,11 @@ pub fn action(spec: &GameSpec, state: &dyn State, player: usize) -> Action {
     let mut tensor = vec![0.0f32; game.information_state_tensor_size()];
     state.information_state_tensor(player, &mut tensor);
     let legal = state.legal_actions();
-    match spec.name() {
-        "kuhn_poker" => kuhn(spec, &tensor, &legal),
-        "leduc_poker" => leduc(spec, &tensor, &legal),
-        "liars_dice" => liars_dice(spec, &tensor, &legal),
-        other => unreachable!("no rules for {other}"),
+    match spec.capabilities().rules {
+        Some(RuleBot::Kuhn) => kuhn(spec, &tensor, &legal),
+        Some(RuleBot::Leduc) => leduc(spec, &tensor, &legal),
+        Some(RuleBot::LiarsDice) => liars_dice(spec, &tensor, &legal),
+        other => unreachable!("{spec} has no tabular rules ({other:?})"),
     }
 }
 

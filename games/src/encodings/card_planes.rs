@@ -28,7 +28,7 @@
 use crate::universal_poker::betting::Bet;
 use crate::{Action, State};
 
-use super::UniversalPokerState;
+use crate::universal_poker::UniversalPokerState;
 
 /// Planes of the input.
 pub const PLANES: usize = 33;

@@ -15,7 +15,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::sampled::Player;
+use crate::headtohead::sampled::Player;
 use crate::{Action, State};
 
 const FOLD: Action = 0;
