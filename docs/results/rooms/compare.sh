@@ -26,12 +26,11 @@ for who in before after; do
     bin=$before; [ "$who" = after ] && bin=$after
     run=$(mktemp -d)
     echo "Leduc, $run_seconds s, $who" >&2
-    timeout -s INT -k 60 "$run_seconds" "$bin/rnad-learner" local --run-dir "$run" 2>"$out/leduc-$who.log" || true
+    timeout -s INT -k 60 "$run_seconds" "$bin/rnad-learner" local --run-dir "$run" 2>"$run.log" || tail -n 5 "$run.log" >&2
     mkdir -p "$out/leduc-$who"
     cp "$run/config.toml" "$out/leduc-$who/"
     gzip -9nc "$run/history.jsonl" >"$out/leduc-$who/history.jsonl.gz"
-    gzip -9nc "$run/training.jsonl" >"$out/leduc-$who/training.jsonl.gz"
-    gzip -9nf "$out/leduc-$who.log"
-    rm -rf "$run"
+    awk 'NR % 10 == 1 { print; last = ""; next } { last = $0 } END { if (last != "") print last }' "$run/training.jsonl" | gzip -9n >"$out/leduc-$who/training.jsonl.gz"
+    rm -rf "$run" "$run.log"
 done
 python3 "$(dirname "$0")/summary.py" "$out"
