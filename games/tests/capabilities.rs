@@ -6,7 +6,7 @@ use rnad_games::bots::{rules, RuleBot};
 use rnad_games::capabilities::Units;
 use rnad_games::public_tree::PublicTree;
 use rnad_games::registry::GAMES;
-use rnad_games::{Game, GameSpec};
+use rnad_games::GameSpec;
 
 fn spec(text: &str) -> GameSpec {
     text.parse().unwrap()
