@@ -170,6 +170,9 @@ impl SelfPlay {
         let (input, actions) = (self.shape.input, self.shape.actions);
         let mut obs = vec![0.0f32; n * input];
         let mut legal = vec![0.0f32; n * actions];
+        // Each game's legal actions in increasing order: what its decision
+        // records, and the order sampling walks them in.
+        let mut legal_ids: Vec<Vec<u16>> = Vec::with_capacity(n);
         let mut players = Vec::with_capacity(n);
         for (i, slot) in self.slots.iter().enumerate() {
             let Turn::Player(player) = slot.state.turn() else {
@@ -178,9 +181,17 @@ impl SelfPlay {
             players.push(player);
             slot.state
                 .network_input(player, &mut obs[i * input..(i + 1) * input]);
-            for a in slot.state.legal_actions() {
-                legal[i * actions + a] = 1.0;
+            let mut ids: Vec<u16> = slot
+                .state
+                .legal_actions()
+                .into_iter()
+                .map(|a| u16::try_from(a).expect("the registry's games have under 65,536 actions"))
+                .collect();
+            ids.sort_unstable();
+            for &a in &ids {
+                legal[i * actions + usize::from(a)] = 1.0;
             }
+            legal_ids.push(ids);
         }
         // Concurrent games are often in the same information state: the
         // network runs once per distinct one, and each game gathers its
@@ -202,19 +213,23 @@ impl SelfPlay {
         let mut finished = Vec::new();
         let mut done = vec![false; n];
         let no_rewards = vec![0.0; self.game.num_players()];
+        let mut behaviour = Vec::new();
         for i in 0..n {
             let row = &policy[i * actions..(i + 1) * actions];
-            let action = self.sample(row, &legal[i * actions..(i + 1) * actions]);
+            let ids = &legal_ids[i];
+            behaviour.clear();
+            behaviour.extend(ids.iter().map(|&a| row[usize::from(a)]));
+            let action = self.sample(ids, &behaviour);
             let player = players[i];
             let slot = &mut self.slots[i];
             slot.state.apply_action(action);
             slot.record.push(Decision {
                 obs: &obs[i * input..(i + 1) * input],
-                legal: &legal[i * actions..(i + 1) * actions],
+                legal: ids,
                 player: u8::try_from(player).expect("the registry allows at most 10 players"),
                 action: u16::try_from(action)
                     .expect("the registry's games have under 65,536 actions"),
-                behaviour: row,
+                behaviour: &behaviour,
                 rewards: &no_rewards,
             });
             self.decisions += 1;
@@ -260,16 +275,16 @@ impl SelfPlay {
         }
     }
 
-    /// Samples an action from `policy`, only among legal actions.
-    fn sample(&mut self, policy: &[f32], legal: &[f32]) -> usize {
+    /// Samples one of the `legal` actions from its `behaviour` probabilities.
+    fn sample(&mut self, legal: &[u16], behaviour: &[f32]) -> usize {
         let u: f32 = self.rng.random();
-        let legal_probs = policy
-            .iter()
-            .zip(legal)
-            .enumerate()
-            .filter(|(_, (_, &m))| m != 0.0)
-            .map(|(a, (&p, _))| (a, p));
-        inverse_cdf(u, legal_probs)
+        inverse_cdf(
+            u,
+            legal
+                .iter()
+                .zip(behaviour)
+                .map(|(&a, &p)| (usize::from(a), p)),
+        )
     }
 }
 
@@ -324,18 +339,31 @@ mod tests {
             let row = |values: &[f32]| {
                 Tensor::from_slice(values, (1, values.len()), &Device::Cpu).unwrap()
             };
+            let mut mask = vec![0.0f32; shape.actions];
+            for &a in step.legal {
+                mask[usize::from(a)] = 1.0;
+            }
             let alone = net
-                .policy(&row(step.obs), &row(step.legal))
+                .policy(&row(step.obs), &row(&mask))
                 .unwrap()
                 .flatten_all()
                 .unwrap()
                 .to_vec1::<f32>()
                 .unwrap();
-            let uniform = 1.0 / step.legal.iter().sum::<f32>();
-            for (a, (b, legal)) in alone.iter().zip(step.behaviour.iter().zip(step.legal)) {
-                assert!((a - b).abs() < 1e-5, "{alone:?} vs {:?}", step.behaviour);
-                far_from_uniform += usize::from(*legal != 0.0 && (b - uniform).abs() > 0.02);
+            // The recorded behaviour is the policy alone over the legal
+            // actions, in their order; the rest has none.
+            let uniform = 1.0 / step.legal.len() as f32;
+            for (&a, &b) in step.legal.iter().zip(step.behaviour) {
+                let alone_a = alone[usize::from(a)];
+                assert!(
+                    (alone_a - b).abs() < 1e-5,
+                    "{alone:?} vs {:?}",
+                    step.behaviour
+                );
+                far_from_uniform += usize::from((b - uniform).abs() > 0.02);
             }
+            let legal_mass: f32 = step.legal.iter().map(|&a| alone[usize::from(a)]).sum();
+            assert!((legal_mass - 1.0).abs() < 1e-5);
             distinct.insert(step.obs.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
         }
         // Leduc's states repeat (its concurrent games do share passes), and

@@ -22,7 +22,8 @@ pub struct Batch {
     pub distinct_obs: Vec<f32>,
     /// Each row's observation: its index among `distinct_obs`.
     pub obs_index: Vec<u32>,
-    /// Legal-action masks, `rows × actions`.
+    /// Legal-action masks, `rows × actions`, spread from each decision's
+    /// legal ids for the dense policy head.
     pub legal: Vec<f32>,
     /// Acting player per row.
     pub player: Vec<u8>,
@@ -37,14 +38,15 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// Compacts `trajectories` for a game with `players` players.
-    pub fn new(trajectories: &[Trajectory], players: usize) -> Batch {
+    /// Compacts `trajectories` for a game with `players` players and
+    /// `actions` distinct actions.
+    pub fn new(trajectories: &[Trajectory], players: usize, actions: usize) -> Batch {
         let rows: usize = trajectories.iter().map(Trajectory::len).sum();
         // Every trajectory of a batch comes from one game: one width each.
-        let (obs_size, legal_size) = trajectories
+        let obs_size = trajectories
             .iter()
             .find(|t| !t.is_empty())
-            .map_or((0, 0), |t| (t.obs.len() / t.len(), t.legal.len() / t.len()));
+            .map_or(0, |t| t.obs.len() / t.len());
         let (distinct_obs, obs_index) = distinct_rows_of(
             trajectories
                 .iter()
@@ -55,7 +57,7 @@ impl Batch {
         let mut batch = Batch {
             distinct_obs,
             obs_index,
-            legal: Vec::with_capacity(rows * legal_size),
+            legal: vec![0.0; rows * actions],
             player: Vec::with_capacity(rows),
             action: Vec::with_capacity(rows),
             behaviour: Vec::with_capacity(rows),
@@ -64,14 +66,15 @@ impl Batch {
         };
         for trajectory in trajectories {
             let start = batch.rows;
-            batch.legal.extend_from_slice(&trajectory.legal);
+            for (t, decision) in trajectory.decisions().enumerate() {
+                let mask = &mut batch.legal[(start + t) * actions..(start + t + 1) * actions];
+                for &a in decision.legal {
+                    mask[usize::from(a)] = 1.0;
+                }
+                batch.behaviour.push(decision.behaviour_of_action());
+            }
             batch.player.extend_from_slice(&trajectory.player);
             batch.action.extend_from_slice(&trajectory.action);
-            batch.behaviour.extend(
-                trajectory
-                    .decisions()
-                    .map(|d| d.behaviour[usize::from(d.action)]),
-            );
             batch.rows += trajectory.len();
             batch.spans.push(start..batch.rows);
         }
@@ -136,7 +139,7 @@ mod tests {
         for (obs, player, action, rewards) in steps {
             game.push(Decision {
                 obs,
-                legal: &[1.0, 1.0],
+                legal: &[0, 1],
                 player: *player,
                 action: *action,
                 behaviour: &[0.25, 0.75],
@@ -155,7 +158,7 @@ mod tests {
             ]),
             game(&[([1.0, 0.0], 0, 1, [2.0, -2.0])]),
         ];
-        let mut batch = Batch::new(&trajectories, 2);
+        let mut batch = Batch::new(&trajectories, 2, 2);
         assert_eq!(batch.rows, 3);
         assert_eq!(batch.spans, vec![0..2, 2..3]);
         assert_eq!(batch.player, vec![0, 1, 0]);
@@ -190,7 +193,7 @@ mod tests {
                 ([1.0, 1.0], 0, 1, [1.0, -1.0]),
             ]),
         ];
-        let reach: Vec<f32> = Batch::new(&trajectories, 2)
+        let reach: Vec<f32> = Batch::new(&trajectories, 2, 2)
             .others_log_reach()
             .iter()
             .map(|r| r.exp())
@@ -218,13 +221,14 @@ mod tests {
                 game(&[([0.0, 1.0], 1, 1, [2.0, -2.0])]),
             ],
             2,
+            2,
         );
         assert_eq!(batch.rows, 3);
         assert_eq!(batch.spans, vec![0..0, 0..2, 2..2, 2..3]);
         assert_eq!(batch.distinct_obs, vec![1.0, 0.0, 0.0, 1.0]);
         assert_eq!(batch.obs_index, vec![0, 1, 1]);
         assert_eq!(batch.rewards_of(1), &[0.0, 1.0, -2.0]);
-        let empty = Batch::new(&[], 2);
+        let empty = Batch::new(&[], 2, 2);
         assert_eq!((empty.rows, empty.distinct_obs.len()), (0, 0));
         assert!(empty.obs_index.is_empty() && empty.rewards.is_empty());
     }
@@ -237,16 +241,57 @@ mod tests {
         for rewards in [[0.0, 0.0, 0.0], [1.0, 2.0, -3.0]] {
             game.push(Decision {
                 obs: &[1.0],
-                legal: &[1.0, 1.0],
+                legal: &[0, 1],
                 player: 2,
                 action: 0,
                 behaviour: &[0.5, 0.5],
                 rewards: &rewards,
             });
         }
-        let batch = Batch::new(&[game], 3);
+        let batch = Batch::new(&[game], 3, 2);
         assert_eq!(batch.rewards_of(0), &[0.0, 1.0]);
         assert_eq!(batch.rewards_of(1), &[0.0, 2.0]);
         assert_eq!(batch.rewards_of(2), &[0.0, -3.0]);
+    }
+
+    /// Decisions travel sparse (legal ids, μ over them); the batch spreads
+    /// them into the dense mask the policy head reads and keeps μ of the
+    /// action taken. On games self-play recorded with a network, on Leduc
+    /// (3 actions) and Daihinmin (2,660): each row's mask is 1 exactly at
+    /// its decision's ids, and its μ is the recorded probability of the
+    /// action, which is legal.
+    #[test]
+    fn sparse_decisions_spread_into_the_dense_rows_the_head_reads() {
+        use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
+        use rnad_games::GameSpec;
+        use rnad_net::{NetShape, ParamSet, TorsoKind};
+        for spec in ["leduc_poker", "daihinmin"] {
+            let game = spec.parse::<GameSpec>().unwrap().load();
+            let shape = NetShape::for_game(&*game, TorsoKind::Mlp, &[16]);
+            let (players, actions) = (game.num_players(), shape.actions);
+            let snapshot = PolicySnapshot {
+                version: 0,
+                params: ParamSet::init(&shape, 9).unwrap(),
+            };
+            let mut play = SelfPlay::new(game, shape, 4, RngStream::of(2));
+            let games = play.play_fresh(&snapshot, 4).unwrap();
+            let batch = Batch::new(&games, players, actions);
+            let decisions: Vec<Decision> = games.iter().flat_map(Trajectory::decisions).collect();
+            assert_eq!(batch.rows, decisions.len());
+            assert!(batch.rows > 8, "{spec}");
+            for (row, decision) in decisions.iter().enumerate() {
+                let mask = &batch.legal[row * actions..(row + 1) * actions];
+                let ones: Vec<u16> = (0..actions as u16)
+                    .filter(|&a| mask[usize::from(a)] == 1.0)
+                    .collect();
+                assert_eq!(ones, decision.legal, "{spec} row {row}");
+                assert_eq!(mask.iter().sum::<f32>() as usize, decision.legal.len());
+                assert_eq!(batch.behaviour[row], decision.behaviour_of_action());
+                assert!(batch.behaviour[row] > 0.0, "{spec} row {row}");
+                assert_eq!(batch.action[row], decision.action);
+                let mass: f32 = decision.behaviour.iter().sum();
+                assert!((mass - 1.0).abs() < 1e-4, "{spec} row {row}: {mass}");
+            }
+        }
     }
 }

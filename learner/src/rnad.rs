@@ -321,7 +321,7 @@ impl Learner {
         &self,
         trajectories: &[Trajectory],
     ) -> Result<(Vec<Tensor>, StepStats, Tensor, Option<BatchStates>)> {
-        let mut batch = Batch::new(trajectories, self.players);
+        let mut batch = Batch::new(trajectories, self.players, self.shape.actions);
         batch.scale_rewards(self.rnad.reward_scale as f32);
         let n = batch.rows;
         let actions = self.shape.actions;

@@ -565,11 +565,11 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
         let config = Config::from_toml(&info.config_toml, "learner").unwrap();
         assert_eq!(info.config_hash, config_hash(&config));
         let hello = Hello { protocol: PROTOCOL_VERSION, config_hash: info.config_hash, learner: info.learner.id };
-        let one_decision = |behaviour: &[f32]| {
+        let decision_over = |legal: &[u16], behaviour: &[f32]| {
             let mut game = Trajectory::new(info.version);
             game.push(Decision {
                 obs: &[0.0; 11],
-                legal: &[1.0, 1.0],
+                legal,
                 player: 0,
                 action: 1,
                 behaviour,
@@ -577,9 +577,18 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
             });
             game
         };
-        let batch = vec![one_decision(&[0.5, 0.5]), one_decision(&[0.9, 0.9])];
-        let err = client.submit(rnad_wire::context(), hello.clone(), Submission(batch)).await.unwrap().unwrap_err();
-        assert!(matches!(&err, ProtoError::BadBatch(m) if m.contains("trajectory 1: step 0") && m.contains("does not sum to 1")), "{err}");
+        let one_decision = |behaviour: &[f32]| decision_over(&[0, 1], behaviour);
+        // Malformed sparse decisions, each behind a good game: probabilities
+        // that do not sum to one, an id past Kuhn's two actions, an id twice.
+        for (bad, said) in [
+            (one_decision(&[0.9, 0.9]), "does not sum to 1"),
+            (decision_over(&[1, 5], &[0.5, 0.5]), "legal action 5 out of range (the game has 2 actions)"),
+            (decision_over(&[1, 1], &[0.5, 0.5]), "are not strictly increasing (one given twice?)"),
+        ] {
+            let batch = vec![one_decision(&[0.5, 0.5]), bad];
+            let err = client.submit(rnad_wire::context(), hello.clone(), Submission(batch)).await.unwrap().unwrap_err();
+            assert!(matches!(&err, ProtoError::BadBatch(m) if m.contains("trajectory 1: step 0") && m.contains(said)), "{err}");
+        }
         let mut short = one_decision(&[0.5, 0.5]);
         short.obs.pop();
         let err = client.submit(rnad_wire::context(), hello.clone(), Submission(vec![short])).await.unwrap().unwrap_err();
@@ -611,7 +620,8 @@ fn bad_batches_and_mismatched_clients_are_refused_while_serving_goes_on() {
             "rnad_learner_rejected_batches_total",
             "reason=\"invalid\""
         ),
-        Some(2.0)
+        // Three malformed decisions and one short column.
+        Some(4.0)
     );
     assert_eq!(
         labelled(

@@ -55,16 +55,21 @@ fn floats(n: usize) -> usize {
 }
 
 /// Bytes of the largest legal trajectory of `run`: the version, then the
-/// columns of the game's longest game, player (a byte per decision) and
-/// action (two), obs, legal mask, behaviour and rewards.
+/// columns of the game's longest game, player (a byte per decision),
+/// action (two), obs, legal counts (two), and with every action legal at
+/// every decision their ids (two bytes each) and behaviour probabilities,
+/// then rewards. Real games send far less: only what is legal.
 pub(crate) fn largest_trajectory(run: &ResolvedRun) -> usize {
     let game = run.game();
     let n = run.trajectory_max();
+    let actions = game.num_distinct_actions();
     VARINT_U64
         + packed(n)
         + packed(2 * n)
         + floats(n * game.information_state_tensor_size())
-        + 2 * floats(n * game.num_distinct_actions())
+        + packed(2 * n)
+        + packed(2 * n * actions)
+        + floats(n * actions)
         + floats(n * game.num_players())
 }
 

@@ -31,7 +31,7 @@ use rnad_net::{NetShape, ParamSet, PublishedSet, ShapeMismatch};
 use rnad_run::config::Config;
 
 /// Bumped whenever a wire type or call changes meaning.
-pub const PROTOCOL_VERSION: u32 = 7;
+pub const PROTOCOL_VERSION: u32 = 8;
 
 /// Who is calling, and with what protocol and run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -188,6 +188,19 @@ impl Incarnation {
 #[serde(transparent)]
 pub struct Submission(pub Vec<Trajectory>);
 
+impl Submission {
+    /// Bytes of this submission as a `submit` request carries it (bincode,
+    /// as the transport writes it; tarpc's envelope not counted).
+    pub fn encoded_len(&self) -> usize {
+        use tarpc::tokio_serde::Serializer;
+        let mut codec = tarpc::tokio_serde::formats::Bincode::<(), Submission>::default();
+        std::pin::Pin::new(&mut codec)
+            .serialize(self)
+            .expect("a submission serialises")
+            .len()
+    }
+}
+
 impl<'de> Deserialize<'de> for Submission {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Bounded;
@@ -301,9 +314,11 @@ mod tests {
             let limits = FrameLimits::for_run(&run);
             let game = run.game();
             let (actions, players) = (game.num_distinct_actions(), game.num_players());
+            // Every action legal at every decision: the most a decision
+            // can carry.
             let (obs, legal) = (
                 vec![f32::MAX; game.information_state_tensor_size()],
-                vec![1.0; actions],
+                (0..actions as u16).collect::<Vec<u16>>(),
             );
             let (behaviour, rewards) = (vec![f32::MAX; actions], vec![f32::MAX; players]);
             let mut trajectory = Trajectory::new(u64::MAX);

@@ -1,5 +1,10 @@
 //! What actors send the learner: one finished game as the acting player's
 //! view of each decision.
+//!
+//! A decision costs what is legal, not what the game could ever allow: its
+//! legal actions as ids and the behaviour policy over just those, so a
+//! Daihinmin decision with a handful of legal plays carries a handful of
+//! numbers where a dense row would carry 2,660 twice.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,24 +16,35 @@ use crate::packed;
 pub struct Decision<'a> {
     /// The acting player's information-state tensor.
     pub obs: &'a [f32],
-    /// 1 for legal actions, 0 for illegal ones (one entry per distinct action).
-    pub legal: &'a [f32],
+    /// The legal actions' ids, strictly increasing.
+    pub legal: &'a [u16],
     /// The acting player.
     pub player: u8,
     /// The action taken.
     pub action: u16,
-    /// The behaviour policy μ the action was sampled from (every action).
+    /// The behaviour policy μ the action was sampled from, over `legal`
+    /// (entry `k` is the probability of `legal[k]`).
     pub behaviour: &'a [f32],
     /// Every player's reward received after this decision.
     pub rewards: &'a [f32],
 }
 
+impl Decision<'_> {
+    /// μ of the action taken (0 where it is not among the legal ones).
+    pub fn behaviour_of_action(&self) -> f32 {
+        self.legal
+            .binary_search(&self.action)
+            .map_or(0.0, |k| self.behaviour[k])
+    }
+}
+
 /// A whole game played with one parameter version: its decisions in
-/// order, stored column by column (row `t` of each column is decision
-/// `t`). Columns rather than a vector per decision because this is what
-/// travels from actor to learner: each column is one allocation and one
-/// byte string on the wire ([`packed`]), and the learner's batch copies
-/// whole columns.
+/// order, stored column by column (row `t` of each fixed-width column is
+/// decision `t`; the legal actions and their behaviour probabilities are
+/// one run per decision, `legal_counts[t]` long). Columns rather than a
+/// vector per decision because this is what travels from actor to
+/// learner: each column is one allocation and one byte string on the wire
+/// ([`packed`]), and the learner's batch copies whole columns.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trajectory {
     /// Version of the parameters that chose the actions.
@@ -42,10 +58,13 @@ pub struct Trajectory {
     /// Information-state tensors, `decisions × obs`.
     #[serde(with = "packed::f32s")]
     pub obs: Vec<f32>,
-    /// Legal-action masks, `decisions × actions`.
-    #[serde(with = "packed::f32s")]
-    pub legal: Vec<f32>,
-    /// Behaviour policies, `decisions × actions`.
+    /// How many actions are legal at each decision.
+    #[serde(with = "packed::u16s")]
+    pub legal_counts: Vec<u16>,
+    /// The legal actions' ids, decision after decision.
+    #[serde(with = "packed::u16s")]
+    pub legal: Vec<u16>,
+    /// The behaviour policies over the legal actions, aligned with `legal`.
     #[serde(with = "packed::f32s")]
     pub behaviour: Vec<f32>,
     /// Every player's reward after each decision, `decisions × players`.
@@ -79,10 +98,22 @@ impl Trajectory {
     }
 
     /// Appends a decision.
+    ///
+    /// # Panics
+    ///
+    /// If its legal actions and behaviour policy differ in length, or
+    /// more than 65,535 actions are legal.
     pub fn push(&mut self, decision: Decision<'_>) {
+        assert_eq!(
+            decision.legal.len(),
+            decision.behaviour.len(),
+            "one behaviour probability per legal action"
+        );
         self.player.push(decision.player);
         self.action.push(decision.action);
         self.obs.extend_from_slice(decision.obs);
+        self.legal_counts
+            .push(u16::try_from(decision.legal.len()).expect("under 65,536 legal actions"));
         self.legal.extend_from_slice(decision.legal);
         self.behaviour.extend_from_slice(decision.behaviour);
         self.rewards.extend_from_slice(decision.rewards);
@@ -98,25 +129,29 @@ impl Trajectory {
         self.player.is_empty()
     }
 
-    /// The decisions in order. Row sizes come from the column lengths, so
-    /// on a trajectory from a peer call [`Trajectory::validate`] first.
+    /// The decisions in order. Row sizes come from the column lengths and
+    /// the legal counts, so on a trajectory from a peer call
+    /// [`Trajectory::validate`] first.
     pub fn decisions(&self) -> impl Iterator<Item = Decision<'_>> {
         let n = self.len();
+        let mut start = 0;
+        let runs = self.legal_counts.iter().map(move |&count| {
+            let run = start..start + usize::from(count);
+            start = run.end;
+            run
+        });
         rows(&self.obs, n)
-            .zip(rows(&self.legal, n))
-            .zip(rows(&self.behaviour, n))
+            .zip(runs)
             .zip(rows(&self.rewards, n))
             .zip(self.player.iter().zip(&self.action))
-            .map(
-                |((((obs, legal), behaviour), rewards), (&player, &action))| Decision {
-                    obs,
-                    legal,
-                    player,
-                    action,
-                    behaviour,
-                    rewards,
-                },
-            )
+            .map(|(((obs, run), rewards), (&player, &action))| Decision {
+                obs,
+                legal: &self.legal[run.clone()],
+                player,
+                action,
+                behaviour: &self.behaviour[run],
+                rewards,
+            })
     }
 
     /// The rewards after the last decision (where a game's returns go),
@@ -128,11 +163,13 @@ impl Trajectory {
     }
 
     /// Checks shapes and values: a non-empty game no longer than
-    /// `max_len` whose columns all hold that many rows; finite
-    /// observations; 0/1 legal masks with a legal action; players in
-    /// range; the action legal; the behaviour policy finite, non-negative,
-    /// summing to 1 and positive on the action taken; finite rewards. The
-    /// error says which step and what.
+    /// `max_len` whose columns all hold that many rows, and whose legal
+    /// runs add up to the legal and behaviour columns; finite
+    /// observations; at least one legal action per decision, ids strictly
+    /// increasing (so none twice) and in range; players in range; the
+    /// action legal; the behaviour policy finite, non-negative, summing to
+    /// 1 and positive on the action taken; finite rewards. The error says
+    /// which step and what.
     pub fn validate(&self, dims: &Dims) -> Result<(), InvalidTrajectory> {
         let n = self.len();
         if n == 0 || n > dims.max_len {
@@ -141,11 +178,13 @@ impl Trajectory {
                 dims.max_len
             )));
         }
+        let legal_total: usize = self.legal_counts.iter().map(|&c| usize::from(c)).sum();
         let lengths = [
             ("action", self.action.len(), n),
             ("obs", self.obs.len(), n * dims.obs),
-            ("legal", self.legal.len(), n * dims.actions),
-            ("behaviour", self.behaviour.len(), n * dims.actions),
+            ("legal_counts", self.legal_counts.len(), n),
+            ("legal", self.legal.len(), legal_total),
+            ("behaviour", self.behaviour.len(), legal_total),
             ("rewards", self.rewards.len(), n * dims.players),
         ];
         for (name, found, expected) in lengths {
@@ -183,17 +222,30 @@ impl Decision<'_> {
         if !self.obs.iter().all(|v| v.is_finite()) {
             return Err("observation is not finite".into());
         }
-        if !self.legal.iter().all(|&m| m == 0.0 || m == 1.0) {
-            return Err(format!("legal mask {:?} is not 0/1", self.legal));
+        if self.legal.is_empty() {
+            return Err("no legal action".into());
+        }
+        if !self.legal.windows(2).all(|pair| pair[0] < pair[1]) {
+            return Err(format!(
+                "legal actions {:?} are not strictly increasing (one given twice?)",
+                self.legal
+            ));
+        }
+        if let Some(&last) = self.legal.last() {
+            if usize::from(last) >= dims.actions {
+                return Err(format!(
+                    "legal action {last} out of range (the game has {} actions)",
+                    dims.actions
+                ));
+            }
         }
         if usize::from(self.player) >= dims.players {
             return Err(format!("player {} out of range", self.player));
         }
-        let action = usize::from(self.action);
-        if action >= dims.actions || self.legal[action] != 1.0 {
+        if self.legal.binary_search(&self.action).is_err() {
             return Err(format!(
-                "action {action} is not legal under mask {:?}",
-                self.legal
+                "action {} is not among the legal actions {:?}",
+                self.action, self.legal
             ));
         }
         if !self.behaviour.iter().all(|p| p.is_finite() && *p >= 0.0) {
@@ -203,7 +255,7 @@ impl Decision<'_> {
             ));
         }
         let sum: f32 = self.behaviour.iter().sum();
-        if (sum - 1.0).abs() > BEHAVIOUR_SUM_TOLERANCE || self.behaviour[action] <= 0.0 {
+        if (sum - 1.0).abs() > BEHAVIOUR_SUM_TOLERANCE || self.behaviour_of_action() <= 0.0 {
             return Err(format!(
                 "behaviour policy {:?} does not sum to 1 or gives the action taken no probability",
                 self.behaviour
@@ -227,23 +279,24 @@ mod tests {
         max_len: 4,
     };
 
-    /// Two decisions; the second is the one the checks below break.
+    /// Two decisions; the second (legal 1 and 2, column entries 2 and 3)
+    /// is the one the checks below break.
     fn good() -> Trajectory {
         let mut t = Trajectory::new(3);
         t.push(Decision {
             obs: &[0.0, 1.0],
-            legal: &[1.0, 1.0, 0.0],
+            legal: &[0, 1],
             player: 0,
             action: 0,
-            behaviour: &[0.5, 0.5, 0.0],
+            behaviour: &[0.5, 0.5],
             rewards: &[0.0, 0.0],
         });
         t.push(Decision {
             obs: &[1.0, 0.0],
-            legal: &[0.0, 1.0, 1.0],
+            legal: &[1, 2],
             player: 1,
             action: 2,
-            behaviour: &[0.0, 0.4, 0.6],
+            behaviour: &[0.4, 0.6],
             rewards: &[0.0, 0.0],
         });
         t
@@ -259,15 +312,17 @@ mod tests {
             decisions[1],
             Decision {
                 obs: &[1.0, 0.0],
-                legal: &[0.0, 1.0, 1.0],
+                legal: &[1, 2],
                 player: 1,
                 action: 2,
-                behaviour: &[0.0, 0.4, 0.6],
+                behaviour: &[0.4, 0.6],
                 rewards: &[1.0, -1.0],
             }
         );
         assert_eq!(decisions[0].rewards, &[0.0, 0.0]);
-        assert_eq!(decisions[0].behaviour, &[0.5, 0.5, 0.0]);
+        assert_eq!(decisions[0].behaviour, &[0.5, 0.5]);
+        assert_eq!(decisions[1].behaviour_of_action(), 0.6);
+        assert_eq!(t.legal_counts, [2, 2]);
         assert!(Trajectory::new(0).last_rewards_mut().is_empty());
     }
 
@@ -279,23 +334,40 @@ mod tests {
     #[test]
     fn every_kind_of_bad_step_is_named() {
         type Break = fn(&mut Trajectory);
-        let cases: [(Break, &str); 9] = [
+        let cases: [(Break, &str); 11] = [
             (|t| t.obs[2] = f32::NAN, "step 1: observation is not finite"),
-            (|t| t.legal[3] = 0.5, "step 1: legal mask"),
+            (
+                |t| t.legal[2..].copy_from_slice(&[2, 2]),
+                "step 1: legal actions [2, 2] are not strictly increasing (one given twice?)",
+            ),
+            (
+                |t| t.legal[2..].copy_from_slice(&[2, 1]),
+                "step 1: legal actions [2, 1] are not strictly increasing",
+            ),
+            (
+                |t| t.legal[3] = 3,
+                "step 1: legal action 3 out of range (the game has 3 actions)",
+            ),
             (|t| t.player[1] = 2, "step 1: player 2 out of range"),
-            (|t| t.action[1] = 0, "step 1: action 0 is not legal"),
-            (|t| t.action[1] = 7, "step 1: action 7 is not legal"),
             (
-                |t| t.behaviour[3..].copy_from_slice(&[0.0, -0.5, 1.5]),
-                "step 1: behaviour policy [0.0, -0.5, 1.5] is not finite and non-negative",
+                |t| t.action[1] = 0,
+                "step 1: action 0 is not among the legal actions [1, 2]",
             ),
             (
-                |t| t.behaviour[3..].copy_from_slice(&[0.0, 0.4, 0.4]),
-                "step 1: behaviour policy [0.0, 0.4, 0.4] does not sum to 1",
+                |t| t.action[1] = 7,
+                "step 1: action 7 is not among the legal actions",
             ),
             (
-                |t| t.behaviour[3..].copy_from_slice(&[0.0, 1.0, 0.0]),
-                "step 1: behaviour policy [0.0, 1.0, 0.0] does not sum to 1 or gives the action taken no probability",
+                |t| t.behaviour[2..].copy_from_slice(&[-0.5, 1.5]),
+                "step 1: behaviour policy [-0.5, 1.5] is not finite and non-negative",
+            ),
+            (
+                |t| t.behaviour[2..].copy_from_slice(&[0.4, 0.4]),
+                "step 1: behaviour policy [0.4, 0.4] does not sum to 1",
+            ),
+            (
+                |t| t.behaviour[2..].copy_from_slice(&[1.0, 0.0]),
+                "step 1: behaviour policy [1.0, 0.0] does not sum to 1 or gives the action taken no probability",
             ),
             (
                 |t| t.rewards[3] = f32::INFINITY,
@@ -308,12 +380,20 @@ mod tests {
             let err = t.validate(&DIMS).unwrap_err().to_string();
             assert!(err.starts_with(expected), "{err}");
         }
+        // A decision with no legal action: its count 0, the columns
+        // shortened to match.
+        let mut t = good();
+        t.legal_counts[1] = 0;
+        t.legal.truncate(2);
+        t.behaviour.truncate(2);
+        let err = t.validate(&DIMS).unwrap_err().to_string();
+        assert!(err.starts_with("step 1: no legal action"), "{err}");
     }
 
     #[test]
     fn columns_of_the_wrong_length_are_named() {
         type Break = fn(&mut Trajectory);
-        let cases: [(Break, &str); 5] = [
+        let cases: [(Break, &str); 7] = [
             (
                 |t| t.obs.push(0.0),
                 "obs has 5 entries, expected 4 for 2 steps",
@@ -324,10 +404,17 @@ mod tests {
                 },
                 "action has 1 entries, expected 2",
             ),
-            (|t| t.legal.truncate(3), "legal has 3 entries, expected 6"),
+            (|t| t.legal.truncate(3), "legal has 3 entries, expected 4"),
+            (|t| t.legal_counts[0] = 3, "legal has 4 entries, expected 5"),
+            (
+                |t| {
+                    t.legal_counts.pop();
+                },
+                "legal_counts has 1 entries, expected 2",
+            ),
             (
                 |t| t.behaviour.clear(),
-                "behaviour has 0 entries, expected 6",
+                "behaviour has 0 entries, expected 4",
             ),
             (|t| t.rewards.push(0.0), "rewards has 5 entries, expected 4"),
         ];

@@ -15,6 +15,8 @@ use rnad_net::NetShape;
 use rnad_process::shutdown::Shutdown;
 use rnad_run::history::PolicyKind;
 use rnad_run::ResolvedRun;
+use rnad_wire::trajectory::Trajectory;
+use rnad_wire::Submission;
 use serde::Serialize;
 
 use rnad_learner::error::LearnerError;
@@ -63,6 +65,15 @@ pub struct BenchReport {
     /// The whole local run's learner steps per second as a fraction of the
     /// learner's alone: what sharing the machine with the actors costs.
     pub end_to_end_fraction_of_learner: f64,
+    /// Bytes a decision of the actor's games takes in a `submit` (one
+    /// learner batch's worth, encoded as the wire carries it).
+    pub wire_bytes_per_decision: f64,
+    /// What the same decisions took in the dense format of protocol 7 and
+    /// before (a legal mask and a behaviour policy over every action, in
+    /// place of the legal ids, their count and μ over them): the same
+    /// encoding with each decision's `2 × 4 × actions` bytes for
+    /// `2 + 6 × legal` (column length prefixes aside).
+    pub dense_wire_bytes_per_decision: f64,
     /// Threads each CPU matrix product used (`RAYON_NUM_THREADS`; one
     /// unless set, see `rnad_net::compute`).
     pub threads_per_product: usize,
@@ -106,6 +117,16 @@ pub fn run(
     let batches: Vec<_> = (0..8)
         .map(|_| play.play_fresh(&snapshot, config.rnad.batch_size))
         .collect::<Result<_, _>>()?;
+    // The wire: one batch as a submit carries it, and as the dense format
+    // would have.
+    let submitted = Submission(batches[0].clone());
+    let batch_decisions: usize = batches[0].iter().map(Trajectory::len).sum();
+    let legal_ids: usize = batches[0].iter().map(|t| t.legal.len()).sum();
+    let sparse_bytes = submitted.encoded_len();
+    let dense_bytes =
+        sparse_bytes + batch_decisions * 8 * shape.actions - batch_decisions * 2 - legal_ids * 6;
+    let wire_bytes_per_decision = sparse_bytes as f64 / batch_decisions as f64;
+    let dense_wire_bytes_per_decision = dense_bytes as f64 / batch_decisions as f64;
     // One step untimed: a GPU compiles its kernels on first use.
     let mut warm_up = Learner::new(run, device)?;
     warm_up.step(&batches[0])?;
@@ -185,6 +206,8 @@ pub fn run(
         neural_nash_conv_seconds,
         all_policy_kinds_seconds,
         end_to_end_fraction_of_learner: end_to_end_steps_per_second / learner_steps_per_second,
+        wire_bytes_per_decision,
+        dense_wire_bytes_per_decision,
         threads_per_product: rnad_net::compute::threads_per_product(),
     })
 }

@@ -141,7 +141,7 @@ fn the_configs_weight_decay_shrinks_the_weights_by_lr_times_lambda() {
 fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<f32>> {
     use candle_core::Var;
     let cpu = &Device::Cpu;
-    let batch = Batch::new(trajectories, learner.players);
+    let batch = Batch::new(trajectories, learner.players, learner.shape.actions);
     let (n, actions) = (batch.rows, learner.shape.actions);
     let point = learner.schedule.at(learner.state.step);
     let input = learner.shape.input;
