@@ -56,7 +56,7 @@ fn floats(n: usize) -> usize {
 
 /// Bytes of the largest legal trajectory of `run`: the version, then the
 /// columns of the game's longest game, player (a byte per decision),
-/// action (two), obs, legal counts (two), and with every action legal at
+/// action (two), obs (as floats, with its tag byte), legal counts (two), and with every action legal at
 /// every decision their ids (two bytes each) and behaviour probabilities,
 /// then rewards. Real games send far less: only what is legal.
 pub(crate) fn largest_trajectory(run: &ResolvedRun) -> usize {
@@ -66,7 +66,7 @@ pub(crate) fn largest_trajectory(run: &ResolvedRun) -> usize {
     VARINT_U64
         + packed(n)
         + packed(2 * n)
-        + floats(n * game.information_state_tensor_size())
+        + packed(1 + 4 * n * game.information_state_tensor_size())
         + packed(2 * n)
         + packed(2 * n * actions)
         + floats(n * actions)

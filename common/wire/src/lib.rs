@@ -30,6 +30,17 @@ use crate::trajectory::Trajectory;
 use rnad_net::{NetShape, ParamSet, PublishedSet, ShapeMismatch};
 use rnad_run::config::Config;
 
+/// Bytes of `value` as the transport writes it (bincode; tarpc's envelope
+/// not counted): what a submission or a reply costs on the wire.
+pub fn encoded_len<T: Serialize + Unpin>(value: &T) -> usize {
+    use tarpc::tokio_serde::Serializer;
+    let mut codec = tarpc::tokio_serde::formats::Bincode::<(), T>::default();
+    std::pin::Pin::new(&mut codec)
+        .serialize(value)
+        .expect("wire values serialise")
+        .len()
+}
+
 /// Bumped whenever a wire type or call changes meaning.
 pub const PROTOCOL_VERSION: u32 = 8;
 
@@ -188,19 +199,6 @@ impl Incarnation {
 #[serde(transparent)]
 pub struct Submission(pub Vec<Trajectory>);
 
-impl Submission {
-    /// Bytes of this submission as a `submit` request carries it (bincode,
-    /// as the transport writes it; tarpc's envelope not counted).
-    pub fn encoded_len(&self) -> usize {
-        use tarpc::tokio_serde::Serializer;
-        let mut codec = tarpc::tokio_serde::formats::Bincode::<(), Submission>::default();
-        std::pin::Pin::new(&mut codec)
-            .serialize(self)
-            .expect("a submission serialises")
-            .len()
-    }
-}
-
 impl<'de> Deserialize<'de> for Submission {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Bounded;
@@ -295,12 +293,6 @@ mod tests {
     use crate::trajectory::Decision;
     use rnad_run::ResolvedRun;
 
-    /// Bytes of `item` as the transport encodes it.
-    fn encoded<T: Serialize + Unpin>(item: &T) -> usize {
-        let mut codec = Bincode::<(), T>::default();
-        Pin::new(&mut codec).serialize(item).unwrap().len()
-    }
-
     /// The largest submit and the largest parameter reply of a config, as
     /// they travel, fit its frame limits, and the limits are not loose
     /// enough to let a peer make the learner buffer much more.
@@ -334,7 +326,7 @@ mod tests {
             }
             // Exact, so that no column can be left out of the count: the
             // envelope's allowance would hide one.
-            assert_eq!(encoded(&trajectory), largest_trajectory(&run));
+            assert_eq!(encoded_len(&trajectory), largest_trajectory(&run));
             let hello = Hello {
                 protocol: u32::MAX,
                 config_hash: u64::MAX,
@@ -348,7 +340,7 @@ mod tests {
                     games: Submission(vec![trajectory; MAX_SUBMIT_TRAJECTORIES]),
                 },
             });
-            let request = encoded(&submit);
+            let request = encoded_len(&submit);
             assert!(request <= limits.request, "{request} > {limits:?}");
             assert!(
                 limits.request < request * 3 / 2 + 64 * 1024,
@@ -368,7 +360,7 @@ mod tests {
                         .collect(),
                 })))),
             };
-            let response = encoded(&reply);
+            let response = encoded_len(&reply);
             assert!(response <= limits.response, "{response} > {limits:?}");
             assert!(
                 limits.response < response * 3 / 2 + 64 * 1024,

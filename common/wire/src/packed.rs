@@ -38,6 +38,115 @@ pub mod f32s {
     }
 }
 
+/// `Vec<f32>` as one byte a value where most values are whole numbers
+/// from 0 to 255 (the card bits of Kuhn, Leduc and Daihinmin inputs): one
+/// byte string, a tag byte first. Tag 1: the number of exceptions (`u32`),
+/// each exception's index (`u32`, increasing) and value (`f32`), then a
+/// byte a value (0 where an exception stands). Tag 0, where exceptions
+/// would cost more than floats: the values as little-endian floats. Exact
+/// either way: a value is a byte only when that byte reads back to the
+/// same bits. A frame of `L` bytes decodes to at most `4 L` bytes of
+/// floats.
+pub mod compact_f32s {
+    use super::*;
+
+    const FLOATS: u8 = 0;
+    const BYTES: u8 = 1;
+
+    /// `v` as a byte, where that is exact.
+    fn as_byte(v: f32) -> Option<u8> {
+        let b = v as u8;
+        (f32::from(b).to_bits() == v.to_bits()).then_some(b)
+    }
+
+    /// Writes `values` as one tagged byte string.
+    pub fn serialize<S: Serializer>(values: &[f32], serializer: S) -> Result<S::Ok, S::Error> {
+        let exceptions: Vec<(usize, f32)> = values
+            .iter()
+            .enumerate()
+            .filter(|(_, &v)| as_byte(v).is_none())
+            .map(|(i, &v)| (i, v))
+            .collect();
+        let index = |i: usize| u32::try_from(i).expect("under 2^32 values");
+        let mut out;
+        if 4 + 8 * exceptions.len() < 3 * values.len() {
+            out = Vec::with_capacity(5 + 8 * exceptions.len() + values.len());
+            out.push(BYTES);
+            out.extend_from_slice(&index(exceptions.len()).to_le_bytes());
+            for &(i, v) in &exceptions {
+                out.extend_from_slice(&index(i).to_le_bytes());
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            out.extend(values.iter().map(|&v| as_byte(v).unwrap_or(0)));
+        } else {
+            out = Vec::with_capacity(1 + 4 * values.len());
+            out.push(FLOATS);
+            out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        }
+        serializer.serialize_bytes(&out)
+    }
+
+    /// Reads what [`serialize`] wrote; a missing or unknown tag, a
+    /// truncated list of exceptions, indices out of order or range, or
+    /// floats that are not whole, is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<f32>, D::Error> {
+        deserializer.deserialize_bytes(CompactVisitor)
+    }
+
+    struct CompactVisitor;
+
+    impl Visitor<'_> for CompactVisitor {
+        type Value = Vec<f32>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a tagged byte string of f32 values")
+        }
+
+        fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<f32>, E> {
+            match bytes.split_first() {
+                Some((&BYTES, rest)) => with_exceptions(rest),
+                Some((&FLOATS, values)) => FloatsVisitor.visit_bytes(values),
+                Some((tag, _)) => Err(E::custom(format!(
+                    "a compact f32 vector tagged {tag}: 0 (floats) or 1 (bytes) expected"
+                ))),
+                None => Err(E::custom("a compact f32 vector without its tag")),
+            }
+        }
+    }
+
+    /// The byte form: the exceptions, then a byte a value.
+    fn with_exceptions<E: Error>(rest: &[u8]) -> Result<Vec<f32>, E> {
+        let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let Some((count, rest)) = rest.split_first_chunk::<4>() else {
+            return Err(E::custom(
+                "a compact f32 vector without its count of exceptions",
+            ));
+        };
+        let count = word(count) as usize;
+        let Some(listed) = count.checked_mul(8).filter(|&n| n <= rest.len()) else {
+            return Err(E::custom(format!(
+                "a compact f32 vector claims {count} exceptions in {} bytes",
+                rest.len()
+            )));
+        };
+        let (exceptions, values) = rest.split_at(listed);
+        let mut out: Vec<f32> = values.iter().map(|&b| f32::from(b)).collect();
+        let mut next = 0;
+        for exception in exceptions.chunks_exact(8) {
+            let i = word(&exception[..4]) as usize;
+            if i < next || i >= out.len() || out[i] != 0.0 {
+                return Err(E::custom(format!(
+                    "a compact f32 vector's exception at {i} is out of order, past its {} values, or over a non-zero byte",
+                    out.len()
+                )));
+            }
+            out[i] = f32::from_le_bytes([exception[4], exception[5], exception[6], exception[7]]);
+            next = i + 1;
+        }
+        Ok(out)
+    }
+}
+
 /// `Vec<u16>` as its little-endian bytes.
 pub mod u16s {
     use super::*;
@@ -279,5 +388,87 @@ mod tests {
         huge.extend_from_slice(&(1u64 << 40).to_le_bytes());
         huge.extend_from_slice(&encoded[1..]);
         assert!(decode(&huge).is_err());
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Compact(#[serde(with = "super::compact_f32s")] Vec<f32>);
+
+    fn encode_compact(values: &[f32]) -> Vec<u8> {
+        let mut codec = Bincode::<Compact, Compact>::default();
+        Pin::new(&mut codec)
+            .serialize(&Compact(values.to_vec()))
+            .unwrap()
+            .to_vec()
+    }
+
+    fn decode_compact(bytes: &[u8]) -> std::io::Result<Vec<f32>> {
+        let mut codec = Bincode::<Compact, Compact>::default();
+        Pin::new(&mut codec)
+            .deserialize(&BytesMut::from(bytes))
+            .map(|c| c.0)
+    }
+
+    /// Whole numbers 0..=255 travel as a byte each, the few other values
+    /// (a fraction, 256, a negative zero, a NaN) as exceptions with their
+    /// index; mostly other values go as floats; all come back bit for bit.
+    #[test]
+    fn compact_floats_are_bytes_with_their_few_exceptions() {
+        let bits = vec![0.0, 1.0, 1.0, 0.0, 255.0, 3.0];
+        let encoded = encode_compact(&bits);
+        // Length 11, the tag 1, no exceptions, a byte a value.
+        assert_eq!(encoded, [11, 1, 0, 0, 0, 0, 0, 1, 1, 0, 255, 3]);
+        assert_eq!(decode_compact(&encoded).unwrap(), bits);
+        let bit_for_bit = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for odd in [0.5, 256.0, -0.0, -1.0, f32::NAN] {
+            let mut values = vec![0.0; 40];
+            values[7] = 1.0;
+            values[20] = odd;
+            let encoded = encode_compact(&values);
+            // Tag, count, one exception (index 20 and the value), 40 bytes.
+            assert_eq!(encoded.len(), 1 + 1 + 4 + 8 + 40, "{odd}");
+            assert_eq!(&encoded[2..10], &[1, 0, 0, 0, 20, 0, 0, 0], "{odd}");
+            assert_eq!(
+                bit_for_bit(&decode_compact(&encoded).unwrap()),
+                bit_for_bit(&values)
+            );
+        }
+        // Mostly fractions: floats, the tag 0.
+        let fractions = vec![0.5, 0.25, 1.0];
+        let encoded = encode_compact(&fractions);
+        assert_eq!((encoded.len(), encoded[1]), (1 + 1 + 12, 0));
+        assert_eq!(decode_compact(&encoded).unwrap(), fractions);
+        assert!(decode_compact(&encode_compact(&[])).unwrap().is_empty());
+    }
+
+    /// An unknown tag, no tag, a short list of exceptions, exceptions out
+    /// of order, past the values or over a byte that is not zero, and
+    /// floats that are not whole are refused.
+    #[test]
+    fn malformed_compact_floats_are_errors() {
+        let refused = |bytes: &[u8], said: &str| {
+            let err = decode_compact(bytes).unwrap_err().to_string();
+            assert!(err.contains(said), "{bytes:?}: {err}");
+        };
+        refused(&[3, 2, 0, 1], "tagged 2: 0 (floats) or 1 (bytes) expected");
+        refused(&[0], "without its tag");
+        refused(&[4, 0, 0, 0, 0], "not a whole number");
+        refused(&[3, 1, 0, 0], "without its count of exceptions");
+        refused(&[6, 1, 9, 0, 0, 0, 0], "claims 9 exceptions in 1 bytes");
+        // Two values; an exception at 2, or at 0 over the byte 7, or two
+        // at 1 then 0.
+        let exception = |at: u8| [at, 0, 0, 0, 0, 0, 0, 0x3f];
+        let mut past = vec![15, 1, 1, 0, 0, 0];
+        past.extend(exception(2));
+        past.extend([0, 0]);
+        refused(&past, "past its 2 values");
+        let mut over = vec![15, 1, 1, 0, 0, 0];
+        over.extend(exception(0));
+        over.extend([7, 0]);
+        refused(&over, "over a non-zero byte");
+        let mut backwards = vec![23, 1, 2, 0, 0, 0];
+        backwards.extend(exception(1));
+        backwards.extend(exception(0));
+        backwards.extend([0, 0]);
+        refused(&backwards, "out of order");
     }
 }

@@ -55,8 +55,9 @@ pub struct Trajectory {
     /// The action taken per decision (Daihinmin has thousands).
     #[serde(with = "packed::u16s")]
     pub action: Vec<u16>,
-    /// Information-state tensors, `decisions × obs`.
-    #[serde(with = "packed::f32s")]
+    /// Information-state tensors, `decisions × obs` (a byte a value on the
+    /// wire where they are all small whole numbers, as card bits are).
+    #[serde(with = "packed::compact_f32s")]
     pub obs: Vec<f32>,
     /// How many actions are legal at each decision.
     #[serde(with = "packed::u16s")]

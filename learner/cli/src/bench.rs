@@ -16,7 +16,7 @@ use rnad_process::shutdown::Shutdown;
 use rnad_run::history::PolicyKind;
 use rnad_run::ResolvedRun;
 use rnad_wire::trajectory::Trajectory;
-use rnad_wire::Submission;
+use rnad_wire::{encoded_len, packed, Submission};
 use serde::Serialize;
 
 use rnad_learner::error::LearnerError;
@@ -68,11 +68,9 @@ pub struct BenchReport {
     /// Bytes a decision of the actor's games takes in a `submit` (one
     /// learner batch's worth, encoded as the wire carries it).
     pub wire_bytes_per_decision: f64,
-    /// What the same decisions took in the dense format of protocol 7 and
-    /// before (a legal mask and a behaviour policy over every action, in
-    /// place of the legal ids, their count and μ over them): the same
-    /// encoding with each decision's `2 × 4 × actions` bytes for
-    /// `2 + 6 × legal` (column length prefixes aside).
+    /// What the same decisions took in protocol 7's dense format (float
+    /// observations, a legal mask and a behaviour policy over every
+    /// action), encoded the same way.
     pub dense_wire_bytes_per_decision: f64,
     /// Threads each CPU matrix product used (`RAYON_NUM_THREADS`; one
     /// unless set, see `rnad_net::compute`).
@@ -119,14 +117,14 @@ pub fn run(
         .collect::<Result<_, _>>()?;
     // The wire: one batch as a submit carries it, and as the dense format
     // would have.
-    let submitted = Submission(batches[0].clone());
     let batch_decisions: usize = batches[0].iter().map(Trajectory::len).sum();
-    let legal_ids: usize = batches[0].iter().map(|t| t.legal.len()).sum();
-    let sparse_bytes = submitted.encoded_len();
-    let dense_bytes =
-        sparse_bytes + batch_decisions * 8 * shape.actions - batch_decisions * 2 - legal_ids * 6;
+    let sparse_bytes = encoded_len(&Submission(batches[0].clone()));
+    let dense: Vec<DenseTrajectory> = batches[0]
+        .iter()
+        .map(|t| DenseTrajectory::of(t, shape.actions))
+        .collect();
     let wire_bytes_per_decision = sparse_bytes as f64 / batch_decisions as f64;
-    let dense_wire_bytes_per_decision = dense_bytes as f64 / batch_decisions as f64;
+    let dense_wire_bytes_per_decision = encoded_len(&dense) as f64 / batch_decisions as f64;
     // One step untimed: a GPU compiles its kernels on first use.
     let mut warm_up = Learner::new(run, device)?;
     warm_up.step(&batches[0])?;
@@ -210,6 +208,49 @@ pub fn run(
         dense_wire_bytes_per_decision,
         threads_per_product: rnad_net::compute::threads_per_product(),
     })
+}
+
+/// A trajectory as protocol 7 carried it: the columns of today's, with
+/// float observations and every decision's legal mask and behaviour
+/// policy over all the game's actions.
+#[derive(Serialize)]
+struct DenseTrajectory {
+    param_version: u64,
+    #[serde(with = "packed::bytes")]
+    player: Vec<u8>,
+    #[serde(with = "packed::u16s")]
+    action: Vec<u16>,
+    #[serde(with = "packed::f32s")]
+    obs: Vec<f32>,
+    #[serde(with = "packed::f32s")]
+    legal: Vec<f32>,
+    #[serde(with = "packed::f32s")]
+    behaviour: Vec<f32>,
+    #[serde(with = "packed::f32s")]
+    rewards: Vec<f32>,
+}
+
+impl DenseTrajectory {
+    /// `sparse` spread over `actions` actions.
+    fn of(sparse: &Trajectory, actions: usize) -> DenseTrajectory {
+        let rows = sparse.len() * actions;
+        let (mut legal, mut behaviour) = (vec![0.0; rows], vec![0.0; rows]);
+        for (t, decision) in sparse.decisions().enumerate() {
+            for (&a, &p) in decision.legal.iter().zip(decision.behaviour) {
+                legal[t * actions + usize::from(a)] = 1.0;
+                behaviour[t * actions + usize::from(a)] = p;
+            }
+        }
+        DenseTrajectory {
+            param_version: sparse.param_version,
+            player: sparse.player.clone(),
+            action: sparse.action.clone(),
+            obs: sparse.obs.clone(),
+            legal,
+            behaviour,
+            rewards: sparse.rewards.clone(),
+        }
+    }
 }
 
 /// Seconds for one NashConv of the online network and for the evaluation
