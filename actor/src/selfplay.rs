@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use rnad_games::sampling::inverse_cdf;
 use rnad_games::{Game, State, Turn};
 use rnad_net::distinct::distinct_rows;
-use rnad_net::{legal_policy, NetShape, ParamSet, PolicyValueNet};
+use rnad_net::{CellPolicy, LegalCells, NetInput, NetShape, ParamSet, PolicyValueNet};
 use rnad_wire::trajectory::{Decision, Trajectory};
 
 /// Where a [`SelfPlay`]'s random numbers come from: a ChaCha8 generator
@@ -167,9 +167,8 @@ impl SelfPlay {
     /// (`refill`) or dropped from the set.
     fn advance(&mut self, snapshot: &PolicySnapshot, refill: bool) -> Result<Vec<Trajectory>> {
         let n = self.slots.len();
-        let (input, actions) = (self.shape.input, self.shape.actions);
+        let input = self.shape.input;
         let mut obs = vec![0.0f32; n * input];
-        let mut legal = vec![0.0f32; n * actions];
         // Each game's legal actions in increasing order: what its decision
         // records, and the order sampling walks them in.
         let mut legal_ids: Vec<Vec<u16>> = Vec::with_capacity(n);
@@ -188,38 +187,32 @@ impl SelfPlay {
                 .map(|a| u16::try_from(a).expect("the registry's games have under 65,536 actions"))
                 .collect();
             ids.sort_unstable();
-            for &a in &ids {
-                legal[i * actions + usize::from(a)] = 1.0;
-            }
             legal_ids.push(ids);
         }
         // Concurrent games are often in the same information state: the
-        // network runs once per distinct one, and each game gathers its
-        // logits and applies its own legal mask.
+        // network runs once per distinct one, at each game's legal cells.
         let inference = std::time::Instant::now();
         let params = self.params_on_device(snapshot)?;
         let device = &self.device;
         let (distinct, index) = distinct_rows(&obs, input);
+        let mut cells = LegalCells::new();
+        for (&state, ids) in index.iter().zip(&legal_ids) {
+            cells.push_row(state, ids.iter().copied());
+        }
         let count = distinct.len() / input;
-        let distinct = Tensor::from_vec(distinct, (count, input), device)?;
-        let (logits, _) = PolicyValueNet::new(&self.shape, params.tensors())?.forward(&distinct)?;
-        let logits = logits.index_select(&Tensor::from_vec(index, n, device)?, 0)?;
-        let mask = Tensor::from_slice(&legal, (n, actions), device)?;
-        let policy = legal_policy(&logits, &mask)?
-            .flatten_all()?
-            .to_vec1::<f32>()?;
+        let distinct = NetInput::new(Tensor::from_vec(distinct, (count, input), device)?);
+        let net = PolicyValueNet::new(&self.shape, params.tensors())?;
+        let (logits, _) = net.forward_cells(&distinct, &cells.on(device, self.shape.actions)?)?;
+        let policy = CellPolicy::new(&logits.to_vec1::<f32>()?, cells.offsets()).policy;
         self.inference += inference.elapsed();
 
         let mut finished = Vec::new();
         let mut done = vec![false; n];
         let no_rewards = vec![0.0; self.game.num_players()];
-        let mut behaviour = Vec::new();
         for i in 0..n {
-            let row = &policy[i * actions..(i + 1) * actions];
             let ids = &legal_ids[i];
-            behaviour.clear();
-            behaviour.extend(ids.iter().map(|&a| row[usize::from(a)]));
-            let action = self.sample(ids, &behaviour);
+            let behaviour = &policy[cells.row(i)];
+            let action = self.sample(ids, behaviour);
             let player = players[i];
             let slot = &mut self.slots[i];
             slot.state.apply_action(action);
@@ -229,7 +222,7 @@ impl SelfPlay {
                 player: u8::try_from(player).expect("the registry allows at most 10 players"),
                 action: u16::try_from(action)
                     .expect("the registry's games have under 65,536 actions"),
-                behaviour: &behaviour,
+                behaviour,
                 rewards: &no_rewards,
             });
             self.decisions += 1;
@@ -302,28 +295,33 @@ mod tests {
     use candle_core::{Device, Tensor};
     use rand::RngExt;
     use rnad_games::GameSpec;
-    use rnad_net::{NetShape, ParamSet, PolicyValueNet, TorsoKind};
+    use rnad_net::{HeadKind, NetShape, ParamSet, PolicyValueNet, TorsoKind};
 
     use super::{PolicySnapshot, RngStream, SelfPlay};
 
     /// Games in the same information state share one forward pass: every
     /// recorded behaviour policy is still the network's legal policy of
-    /// that step's own observation and mask, computed alone, with the MLP
-    /// and the residual torso (Leduc's input holds no card blocks).
+    /// that step's own observation and mask, computed alone by the dense
+    /// forward pass (what the evaluator plays), with the MLP and the
+    /// residual torso (Leduc's input holds no card blocks) under either
+    /// policy head.
     #[test]
     fn behaviour_is_each_steps_own_policy() {
         for torso in [TorsoKind::Mlp, TorsoKind::ResidualMlp] {
-            behaviour_is_each_steps_own_policy_with(torso);
+            for head in [HeadKind::Dense, HeadKind::Gathered] {
+                behaviour_is_each_steps_own_policy_with(torso, head);
+            }
         }
     }
 
-    fn behaviour_is_each_steps_own_policy_with(torso: TorsoKind) {
+    fn behaviour_is_each_steps_own_policy_with(torso: TorsoKind, head: HeadKind) {
         let game = GameSpec::parse("leduc_poker").unwrap().load();
         let shape = NetShape {
             input: game.information_state_tensor_size(),
             torso,
             hidden: vec![16],
             actions: game.num_distinct_actions(),
+            head,
             cards: game.card_layout(),
         };
         let snapshot = PolicySnapshot {
@@ -375,7 +373,7 @@ mod tests {
             distinct.len(),
             steps.len()
         );
-        assert!(far_from_uniform > steps.len() / 4, "{torso:?}");
+        assert!(far_from_uniform > steps.len() / 4, "{torso:?} {head:?}");
     }
 
     #[test]

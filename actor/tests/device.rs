@@ -42,6 +42,7 @@ fn a_gpu_actor_plays_the_cpu_actors_games() {
             torso,
             hidden,
             actions: game.num_distinct_actions(),
+            head: rnad_net::HeadKind::Dense,
             cards: game.card_layout(),
         };
         let actor = || SelfPlay::new(game.clone(), shape.clone(), 64, RngStream::of(1));

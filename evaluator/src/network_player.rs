@@ -152,6 +152,7 @@ mod tests {
             torso: TorsoKind::Mlp,
             hidden: vec![16],
             actions: game.num_distinct_actions(),
+            head: rnad_net::HeadKind::Dense,
             cards: None,
         };
         let params = ParamSet::init(&shape, 3).unwrap();
@@ -189,6 +190,7 @@ mod tests {
             torso: TorsoKind::Mlp,
             hidden: vec![3],
             actions: 2,
+            head: rnad_net::HeadKind::Dense,
             cards: None,
         };
         let params = ParamSet::init(&shape, 0).unwrap();

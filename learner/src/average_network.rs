@@ -24,7 +24,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_net::held_actions::drop_held_row;
 use rnad_net::{
-    first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, RecordedForward,
+    first_nonfinite, CellPolicy, LegalCells, NetInput, NetShape, ParamSet, RecordedForward,
 };
 use rnad_run::config::AverageNetworkConfig;
 use rnad_run::ResolvedRun;
@@ -193,22 +193,35 @@ impl AverageTrainer {
                 .flat_map(|v| field(v).iter().copied())
                 .collect()
         };
-        let obs = Tensor::from_vec(gather(|v| &v.obs), (n, input), device)?;
-        let mask = Tensor::from_vec(gather(|v| &v.legal), (n, actions), device)?;
-        let target = Tensor::from_vec(gather(|v| &v.policy), (n, actions), device)?;
-        let recorded = RecordedForward::record(&self.shape, params.tensors(), &obs)?;
+        let obs = NetInput::new(Tensor::from_vec(gather(|v| &v.obs), (n, input), device)?);
+        let cells = LegalCells::from_masks(&gather(|v| &v.legal), actions);
+        let target: Vec<f32> = drawn
+            .iter()
+            .enumerate()
+            .flat_map(|(row, v)| {
+                cells
+                    .row(row)
+                    .map(|c| v.policy[cells.actions()[c] as usize])
+            })
+            .collect();
+        let on_device = cells.on(device, actions)?;
+        let recorded = RecordedForward::record(&self.shape, params.tensors(), &obs, &on_device)?;
         // Cross-entropy −Σ p log π̄ over the legal actions, averaged over
         // the drawn states; its gradient in the logits is (π̄ − p) / n.
-        let logits = recorded.logits.detach();
-        let policy = legal_policy(&logits, &mask)?;
-        let log_policy = legal_log_policy(&logits, &mask)?;
-        let loss = f64::from(
-            (&target * &log_policy)?
-                .sum_all()?
-                .neg()?
-                .to_scalar::<f32>()?,
-        ) / n as f64;
-        let d_logits = ((policy - &target)? / n as f64)?;
+        let policy = CellPolicy::new(&recorded.logits.to_vec1::<f32>()?, cells.offsets());
+        let loss = -target
+            .iter()
+            .zip(&policy.log_policy)
+            .map(|(p, log_q)| f64::from(p * log_q))
+            .sum::<f64>()
+            / n as f64;
+        let d_logits: Vec<f32> = policy
+            .policy
+            .iter()
+            .zip(&target)
+            .map(|(q, p)| (q - p) / n as f32)
+            .collect();
+        let d_logits = Tensor::from_vec(d_logits, cells.len(), device)?;
         let d_values = Tensor::zeros(n, candle_core::DType::F32, device)?;
         let grads = recorded.parameter_gradients(&d_logits, &d_values)?;
         if !loss.is_finite() || first_nonfinite(&grads)?.is_some() {

@@ -4,11 +4,14 @@
 //! decisions: each trajectory's decisions become consecutive rows, and
 //! `spans` remembers where each trajectory's rows are (v-trace runs per
 //! span). Observations are kept once per information state: networks run
-//! once per distinct one, and rows gather the result.
+//! once per distinct one, and rows gather the result. A row's actions are
+//! its legal cells ([`LegalCells`]), as they came on the wire: nothing in
+//! a batch grows with the game's action count.
 
 use std::ops::Range;
 
 use rnad_net::distinct::distinct_rows_of;
+use rnad_net::LegalCells;
 use rnad_wire::trajectory::Trajectory;
 
 /// Row-major arrays over every decision of a batch (observations once
@@ -22,13 +25,14 @@ pub struct Batch {
     pub distinct_obs: Vec<f32>,
     /// Each row's observation: its index among `distinct_obs`.
     pub obs_index: Vec<u32>,
-    /// Legal-action masks, `rows × actions`, spread from each decision's
-    /// legal ids for the dense policy head.
-    pub legal: Vec<f32>,
+    /// Each row's legal actions, reading its row of `distinct_obs`.
+    pub cells: LegalCells,
     /// Acting player per row.
     pub player: Vec<u8>,
     /// Action taken per row.
     pub action: Vec<u16>,
+    /// The cell of the action taken per row.
+    pub taken: Vec<usize>,
     /// `μ(a_t)` per row.
     pub behaviour: Vec<f32>,
     /// Rewards after each row, `players × rows` (one row-long run per player).
@@ -38,9 +42,8 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// Compacts `trajectories` for a game with `players` players and
-    /// `actions` distinct actions.
-    pub fn new(trajectories: &[Trajectory], players: usize, actions: usize) -> Batch {
+    /// Compacts `trajectories` for a game with `players` players.
+    pub fn new(trajectories: &[Trajectory], players: usize) -> Batch {
         let rows: usize = trajectories.iter().map(Trajectory::len).sum();
         // Every trajectory of a batch comes from one game: one width each.
         let obs_size = trajectories
@@ -56,10 +59,10 @@ impl Batch {
         );
         let mut batch = Batch {
             distinct_obs,
-            obs_index,
-            legal: vec![0.0; rows * actions],
+            cells: LegalCells::new(),
             player: Vec::with_capacity(rows),
             action: Vec::with_capacity(rows),
+            taken: Vec::with_capacity(rows),
             behaviour: Vec::with_capacity(rows),
             spans: Vec::with_capacity(trajectories.len()),
             ..Batch::default()
@@ -67,11 +70,16 @@ impl Batch {
         for trajectory in trajectories {
             let start = batch.rows;
             for (t, decision) in trajectory.decisions().enumerate() {
-                let mask = &mut batch.legal[(start + t) * actions..(start + t + 1) * actions];
-                for &a in decision.legal {
-                    mask[usize::from(a)] = 1.0;
-                }
-                batch.behaviour.push(decision.behaviour_of_action());
+                let first = batch.cells.len();
+                batch
+                    .cells
+                    .push_row(obs_index[start + t], decision.legal.iter().copied());
+                let k = decision
+                    .legal
+                    .binary_search(&decision.action)
+                    .expect("a validated decision's action is among its legal ones");
+                batch.taken.push(first + k);
+                batch.behaviour.push(decision.behaviour[k]);
             }
             batch.player.extend_from_slice(&trajectory.player);
             batch.action.extend_from_slice(&trajectory.action);
@@ -86,6 +94,7 @@ impl Batch {
                     .flat_map(|t| t.rewards.iter().skip(p).step_by(players)),
             );
         }
+        batch.obs_index = obs_index;
         debug_assert_eq!(batch.obs_index.len(), batch.rows, "one observation a row");
         batch
     }
@@ -158,12 +167,14 @@ mod tests {
             ]),
             game(&[([1.0, 0.0], 0, 1, [2.0, -2.0])]),
         ];
-        let mut batch = Batch::new(&trajectories, 2, 2);
+        let mut batch = Batch::new(&trajectories, 2);
         assert_eq!(batch.rows, 3);
         assert_eq!(batch.spans, vec![0..2, 2..3]);
         assert_eq!(batch.player, vec![0, 1, 0]);
         assert_eq!(batch.action, vec![1, 0, 1]);
-        assert_eq!(batch.legal, vec![1.0; 6]);
+        assert_eq!(batch.cells.offsets(), &[0, 2, 4, 6]);
+        assert_eq!(batch.cells.actions(), &[0, 1, 0, 1, 0, 1]);
+        assert_eq!(batch.taken, vec![1, 2, 5]);
         assert_eq!(batch.behaviour, vec![0.75, 0.25, 0.75]);
         assert_eq!(batch.rewards_of(0), &[0.0, -1.0, 2.0]);
         assert_eq!(batch.rewards_of(1), &[0.0, 1.0, -2.0]);
@@ -193,7 +204,7 @@ mod tests {
                 ([1.0, 1.0], 0, 1, [1.0, -1.0]),
             ]),
         ];
-        let reach: Vec<f32> = Batch::new(&trajectories, 2, 2)
+        let reach: Vec<f32> = Batch::new(&trajectories, 2)
             .others_log_reach()
             .iter()
             .map(|r| r.exp())
@@ -221,14 +232,13 @@ mod tests {
                 game(&[([0.0, 1.0], 1, 1, [2.0, -2.0])]),
             ],
             2,
-            2,
         );
         assert_eq!(batch.rows, 3);
         assert_eq!(batch.spans, vec![0..0, 0..2, 2..2, 2..3]);
         assert_eq!(batch.distinct_obs, vec![1.0, 0.0, 0.0, 1.0]);
         assert_eq!(batch.obs_index, vec![0, 1, 1]);
         assert_eq!(batch.rewards_of(1), &[0.0, 1.0, -2.0]);
-        let empty = Batch::new(&[], 2, 2);
+        let empty = Batch::new(&[], 2);
         assert_eq!((empty.rows, empty.distinct_obs.len()), (0, 0));
         assert!(empty.obs_index.is_empty() && empty.rewards.is_empty());
     }
@@ -248,20 +258,20 @@ mod tests {
                 rewards: &rewards,
             });
         }
-        let batch = Batch::new(&[game], 3, 2);
+        let batch = Batch::new(&[game], 3);
         assert_eq!(batch.rewards_of(0), &[0.0, 1.0]);
         assert_eq!(batch.rewards_of(1), &[0.0, 2.0]);
         assert_eq!(batch.rewards_of(2), &[0.0, -3.0]);
     }
 
-    /// Decisions travel sparse (legal ids, μ over them); the batch spreads
-    /// them into the dense mask the policy head reads and keeps μ of the
-    /// action taken. On games self-play recorded with a network, on Leduc
-    /// (3 actions) and Daihinmin (2,660): each row's mask is 1 exactly at
-    /// its decision's ids, and its μ is the recorded probability of the
-    /// action, which is legal.
+    /// Decisions travel sparse (legal ids, μ over them); the batch keeps
+    /// them as cells and μ of the action taken. On games self-play
+    /// recorded with a network, on Leduc (3 actions) and Daihinmin
+    /// (2,660): each row's cells are exactly its decision's ids, at its
+    /// observation, its taken cell is the action's, and its μ is the
+    /// recorded probability of the action, which is legal.
     #[test]
-    fn sparse_decisions_spread_into_the_dense_rows_the_head_reads() {
+    fn a_batch_keeps_each_decisions_legal_cells() {
         use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
         use rnad_games::GameSpec;
         use rnad_net::{NetShape, ParamSet, TorsoKind};
@@ -275,17 +285,22 @@ mod tests {
             };
             let mut play = SelfPlay::new(game, shape, 4, RngStream::of(2));
             let games = play.play_fresh(&snapshot, 4).unwrap();
-            let batch = Batch::new(&games, players, actions);
+            let batch = Batch::new(&games, players);
             let decisions: Vec<Decision> = games.iter().flat_map(Trajectory::decisions).collect();
             assert_eq!(batch.rows, decisions.len());
             assert!(batch.rows > 8, "{spec}");
             for (row, decision) in decisions.iter().enumerate() {
-                let mask = &batch.legal[row * actions..(row + 1) * actions];
-                let ones: Vec<u16> = (0..actions as u16)
-                    .filter(|&a| mask[usize::from(a)] == 1.0)
+                let cells = batch.cells.row(row);
+                let ids: Vec<u16> = batch.cells.actions()[cells.clone()]
+                    .iter()
+                    .map(|&a| a as u16)
                     .collect();
-                assert_eq!(ones, decision.legal, "{spec} row {row}");
-                assert_eq!(mask.iter().sum::<f32>() as usize, decision.legal.len());
+                assert_eq!(ids, decision.legal, "{spec} row {row}");
+                assert!(ids.iter().all(|&a| usize::from(a) < actions));
+                assert_eq!(
+                    batch.cells.cell_of(row, decision.action),
+                    Some(batch.taken[row])
+                );
                 assert_eq!(batch.behaviour[row], decision.behaviour_of_action());
                 assert!(batch.behaviour[row] > 0.0, "{spec} row {row}");
                 assert_eq!(batch.action[row], decision.action);

@@ -2,33 +2,30 @@
 //! advantage each centred logit is pushed by, held at the threshold β, and
 //! how many logits the threshold holds.
 
-/// What the NeuRD force needs per row (all row-major, `A` per row).
+/// What the NeuRD force needs at every legal cell
+/// ([`rnad_net::LegalCells`]) and every row.
 pub struct NeurdInputs<'a> {
     /// θ's logits (no gradient).
     pub logits: &'a [f32],
-    /// Legal mask.
-    pub legal: &'a [f32],
     /// θ's legal policy.
     pub policy: &'a [f32],
     /// The acting player's q-values from v-trace.
     pub q: &'a [f32],
     /// Per-row weight (1 / number of the acting player's rows).
     pub weights: &'a [f32],
-    /// Actions per row.
-    pub actions: usize,
+    /// Where each row's cells start, then where the last row's end.
+    pub cells: &'a [usize],
 }
 
 /// The constant each centred logit is multiplied by in the NeuRD loss
-/// (which is minus the sum of logit × coefficient): the advantage
-/// `q − Σ π q`, clipped to ±clip, kept only where the threshold lets the
-/// logit move that way (down while above −β, up while below β), on legal
-/// actions, times the row weight.
+/// (which is minus the sum of logit × coefficient), at every cell: the
+/// advantage `q − Σ π q`, clipped to ±clip, kept only where the threshold
+/// lets the logit move that way (down while above −β, up while below β),
+/// times the row weight.
 pub fn neurd_coefficients(inputs: &NeurdInputs, beta: f32, clip: f32) -> Vec<f32> {
-    let a = inputs.actions;
-    let mut out = vec![0.0f32; inputs.weights.len() * a];
+    let mut out = vec![0.0f32; inputs.logits.len()];
     for (row, &weight) in inputs.weights.iter().enumerate() {
-        let cells = row * a..(row + 1) * a;
-        let legal = &inputs.legal[cells.clone()];
+        let cells = inputs.cells[row]..inputs.cells[row + 1];
         let logits = &inputs.logits[cells.clone()];
         let q = &inputs.q[cells.clone()];
         let baseline: f32 = inputs.policy[cells.clone()]
@@ -36,45 +33,39 @@ pub fn neurd_coefficients(inputs: &NeurdInputs, beta: f32, clip: f32) -> Vec<f32
             .zip(q)
             .map(|(p, q)| p * q)
             .sum();
-        let mean = legal_mean(logits, legal);
-        for k in 0..a {
-            if legal[k] == 0.0 {
-                continue;
-            }
+        let mean = legal_mean(logits);
+        for (k, cell) in cells.enumerate() {
             let advantage = (q[k] - baseline).clamp(-clip, clip);
             let centred = logits[k] - mean;
             let allowed =
                 (advantage < 0.0 && centred > -beta) || (advantage > 0.0 && centred < beta);
             if allowed {
-                out[row * a + k] = advantage * weight;
+                out[cell] = advantage * weight;
             }
         }
     }
     out
 }
 
-/// The mean of one row's legal logits (`legal` is its 0/1 mask): the
-/// centre NeuRD measures logits from.
-pub fn legal_mean(logits: &[f32], legal: &[f32]) -> f32 {
-    let count: f32 = legal.iter().sum();
-    logits.iter().zip(legal).map(|(l, m)| l * m).sum::<f32>() / count
+/// The mean of one row's legal logits: the centre NeuRD measures logits
+/// from.
+pub fn legal_mean(logits: &[f32]) -> f32 {
+    logits.iter().sum::<f32>() / logits.len() as f32
 }
 
-/// The fraction of legal logits whose value centred on the row's legal
-/// mean is at least `beta` in size: where the NeuRD threshold holds them.
-pub fn pinned_fraction(logits: &[f32], legal: &[f32], actions: usize, beta: f32) -> f64 {
+/// The fraction of legal logits (the rows' `cells` of `logits`) whose
+/// value centred on the row's legal mean is at least `beta` in size:
+/// where the NeuRD threshold holds them.
+pub fn pinned_fraction(logits: &[f32], cells: &[usize], beta: f32) -> f64 {
     let (mut pinned, mut total) = (0usize, 0usize);
-    for (logits, legal) in logits.chunks(actions).zip(legal.chunks(actions)) {
-        if legal.iter().all(|&m| m == 0.0) {
+    for row in cells.windows(2) {
+        let logits = &logits[row[0]..row[1]];
+        if logits.is_empty() {
             continue;
         }
-        let mean = legal_mean(logits, legal);
-        for (l, &m) in logits.iter().zip(legal) {
-            if m != 0.0 {
-                total += 1;
-                pinned += usize::from((l - mean).abs() >= beta);
-            }
-        }
+        let mean = legal_mean(logits);
+        total += logits.len();
+        pinned += logits.iter().filter(|l| (*l - mean).abs() >= beta).count();
     }
     if total == 0 {
         0.0
@@ -89,13 +80,12 @@ mod tests {
 
     #[test]
     fn pinned_logits_are_counted_on_legal_actions_against_the_legal_mean() {
-        // Row 0: legal [1, 1, 1], logits [3, -1, -2], mean 0, β = 2: 3 and
-        // -2 pinned. Row 1: legal [1, 0, 1], logits [1, 100, -1], mean 0:
-        // neither legal logit reaches 2; the illegal 100 is not counted.
-        let logits = [3.0, -1.0, -2.0, 1.0, 100.0, -1.0];
-        let legal = [1.0, 1.0, 1.0, 1.0, 0.0, 1.0];
-        assert_eq!(pinned_fraction(&logits, &legal, 3, 2.0), 2.0 / 5.0);
-        assert_eq!(pinned_fraction(&logits, &legal, 3, 100.0), 0.0);
+        // Row 0: logits [3, -1, -2], mean 0, β = 2: 3 and -2 pinned.
+        // Row 1: legal cells of actions 0 and 2, logits [1, -1], mean 0:
+        // neither reaches 2.
+        let logits = [3.0, -1.0, -2.0, 1.0, -1.0];
+        assert_eq!(pinned_fraction(&logits, &[0, 3, 5], 2.0), 2.0 / 5.0);
+        assert_eq!(pinned_fraction(&logits, &[0, 3, 5], 100.0), 0.0);
     }
 
     /// The NeuRD loss −Σ y'·c has gradient −c with respect to the centred
@@ -109,11 +99,10 @@ mod tests {
         // Row 1: same q, logits all 0: every action may move.
         let inputs = NeurdInputs {
             logits: &[3.0, -1.0, -2.0, 0.0, 0.0, 0.0],
-            legal: &[1.0; 6],
             policy: &[0.5, 0.25, 0.25, 0.5, 0.25, 0.25],
             q: &[4.0, 0.0, -4.0, 4.0, 0.0, -4.0],
             weights: &[1.0, 0.5],
-            actions: 3,
+            cells: &[0, 3, 6],
         };
         let c = neurd_coefficients(&inputs, 2.0, 1e4);
         assert_eq!(&c[..3], &[0.0, -1.0, 0.0]);
@@ -124,17 +113,17 @@ mod tests {
     }
 
     #[test]
-    fn neurd_ignores_illegal_actions_and_centres_on_legal_logits() {
-        // Legal [1, 0, 1]; logits [1, 100, −1]: legal mean 0, centred ±1.
+    fn neurd_centres_each_row_on_its_own_legal_logits() {
+        // Row 0 has one legal action, row 1 two with logits [1, −1]: legal
+        // mean 0, centred ±1; advantages ±1 around the baseline 0.
         let inputs = NeurdInputs {
-            logits: &[1.0, 100.0, -1.0],
-            legal: &[1.0, 0.0, 1.0],
-            policy: &[0.5, 0.0, 0.5],
-            q: &[1.0, 50.0, -1.0],
-            weights: &[1.0],
-            actions: 3,
+            logits: &[100.0, 1.0, -1.0],
+            policy: &[1.0, 0.5, 0.5],
+            q: &[50.0, 1.0, -1.0],
+            weights: &[1.0, 1.0],
+            cells: &[0, 1, 3],
         };
         let c = neurd_coefficients(&inputs, 2.0, 1e4);
-        assert_eq!(c, vec![1.0, 0.0, -1.0]);
+        assert_eq!(c, vec![0.0, 1.0, -1.0]);
     }
 }

@@ -11,8 +11,8 @@
 
 use candle_core::{Device, Result, Tensor};
 use rnad_net::{
-    first_nonfinite, legal_log_policy, legal_policy, NetShape, ParamSet, PolicyValueNet,
-    PublishedSets, RecordedForward,
+    first_nonfinite, CellPolicy, NetInput, NetShape, ParamSet, PolicyValueNet, PublishedSets,
+    RecordedForward,
 };
 use rnad_run::config::RnadConfig;
 use rnad_run::ResolvedRun;
@@ -321,13 +321,13 @@ impl Learner {
         &self,
         trajectories: &[Trajectory],
     ) -> Result<(Vec<Tensor>, StepStats, Tensor, Option<BatchStates>)> {
-        let mut batch = Batch::new(trajectories, self.players, self.shape.actions);
+        let mut batch = Batch::new(trajectories, self.players);
         batch.scale_rewards(self.rnad.reward_scale as f32);
         let n = batch.rows;
-        let actions = self.shape.actions;
         let point = self.schedule.at(self.state.step);
         let device = self.device.clone();
-        // Networks run once per distinct information state; rows gather.
+        // Networks run once per distinct information state, at the rows'
+        // legal cells; rows gather their values.
         let distinct = std::mem::take(&mut batch.distinct_obs);
         let index = std::mem::take(&mut batch.obs_index);
         let distinct_rows = distinct.len() / self.shape.input;
@@ -336,84 +336,83 @@ impl Learner {
             .average
             .as_ref()
             .is_some_and(AverageTrainer::weighs_own_reach);
-        let obs = Tensor::from_vec(distinct, (distinct_rows, self.shape.input), &device)?;
+        let obs = NetInput::new(Tensor::from_vec(
+            distinct,
+            (distinct_rows, self.shape.input),
+            &device,
+        )?);
         let index_t = Tensor::from_slice(&index, n, &device)?;
-        let gather = |(logits, values): (Tensor, Tensor)| -> Result<(Tensor, Tensor)> {
-            Ok((
-                logits.index_select(&index_t, 0)?,
-                values.index_select(&index_t, 0)?,
-            ))
+        let cells = batch.cells.on(&device, self.shape.actions)?;
+        let offsets = batch.cells.offsets();
+        let row_values = |values: &Tensor| values.index_select(&index_t, 0)?.to_vec1::<f32>();
+        let forward = |params: &ParamSet| -> Result<(Vec<f32>, Tensor)> {
+            let net = PolicyValueNet::new(&self.shape, params.tensors())?;
+            let (logits, values) = net.forward_cells(&obs, &cells)?;
+            Ok((logits.to_vec1::<f32>()?, values))
         };
-        let forward = |params: &ParamSet| {
-            gather(PolicyValueNet::new(&self.shape, params.tensors())?.forward(&obs)?)
-        };
-        let mask = Tensor::from_slice(&batch.legal, (n, actions), &device)?;
 
         // 1. Forward passes; θ's keeps what its gradient needs.
-        let recorded = RecordedForward::record(&self.shape, self.state.online.tensors(), &obs)?;
-        let (logits, values) = gather((recorded.logits.clone(), recorded.values.clone()))?;
-        let pi = legal_policy(&logits, &mask)?;
-        let log_pi = legal_log_policy(&logits, &mask)?;
+        let recorded =
+            RecordedForward::record(&self.shape, self.state.online.tensors(), &obs, &cells)?;
+        let logits = recorded.logits.to_vec1::<f32>()?;
+        let online = CellPolicy::new(&logits, offsets);
         let (target_logits, target_values) = forward(&self.state.target)?;
-        let target_policy = match kept_obs {
-            Some(_) => Some(
-                legal_policy(&target_logits, &mask)?
-                    .flatten_all()?
-                    .to_vec1::<f32>()?,
-            ),
-            None => None,
-        };
-        let log_pi_reg = legal_log_policy(&forward(&self.state.reg)?.0, &mask)?;
+        let target_policy = kept_obs
+            .is_some()
+            .then(|| CellPolicy::new(&target_logits, offsets).policy);
+        let log_pi_reg = CellPolicy::new(&forward(&self.state.reg)?.0, offsets).log_policy;
 
         // 2. Entropy schedule (θ_reg' has weight 0 once α reaches 1).
-        let blended = if point.alpha < 1.0 {
-            let log_pi_reg_prev = legal_log_policy(&forward(&self.state.reg_prev)?.0, &mask)?;
-            ((log_pi_reg * point.alpha)? + (log_pi_reg_prev * (1.0 - point.alpha))?)?
+        let log_reg: Vec<f32> = if point.alpha < 1.0 {
+            let log_pi_reg_prev =
+                CellPolicy::new(&forward(&self.state.reg_prev)?.0, offsets).log_policy;
+            let alpha = point.alpha as f32;
+            online
+                .log_policy
+                .iter()
+                .zip(log_pi_reg.iter().zip(&log_pi_reg_prev))
+                .map(|(log_pi, (now, before))| log_pi - (now * alpha + before * (1.0 - alpha)))
+                .collect()
         } else {
-            log_pi_reg
+            online
+                .log_policy
+                .iter()
+                .zip(&log_pi_reg)
+                .map(|(log_pi, reg)| log_pi - reg)
+                .collect()
         };
-        let log_reg = (&log_pi - blended)?;
 
         // 3. V-trace per player.
-        let pi_v = pi.flatten_all()?.to_vec1::<f32>()?;
-        let log_reg_v = log_reg.flatten_all()?.to_vec1::<f32>()?;
-        let value_v = target_values.to_vec1::<f32>()?;
-        let (value_target, q) = self.v_trace_targets(&batch, &pi_v, &log_reg_v, &value_v);
+        let value_v = row_values(&target_values)?;
+        let (value_target, q) = self.v_trace_targets(&batch, &online.policy, &log_reg, &value_v);
         let weights = player_weights(&batch, self.players);
 
         // 4–5. The value and NeuRD losses, and θ's gradient.
-        let logits_v = logits.flatten_all()?.to_vec1::<f32>()?;
+        let beta = self.rnad.beta_neurd as f32;
         let coefficients = neurd_coefficients(
             &NeurdInputs {
-                logits: &logits_v,
-                legal: &batch.legal,
-                policy: &pi_v,
+                logits: &logits,
+                policy: &online.policy,
                 q: &q,
                 weights: &weights,
-                actions,
+                cells: offsets,
             },
-            self.rnad.beta_neurd as f32,
+            beta,
             self.rnad.clip_neurd as f32,
         );
-        let pinned_logits = pinned_fraction(
-            &logits_v,
-            &batch.legal,
-            actions,
-            self.rnad.beta_neurd as f32,
-        );
-        let importance = importance_spread(&pi_v, &batch.action, &batch.behaviour, actions);
+        let pinned_logits = pinned_fraction(&logits, offsets, beta);
+        let importance = importance_spread(&online.policy, &batch.taken, &batch.behaviour);
         let loss = Loss::new(&LossInputs {
-            values: &values.to_vec1::<f32>()?,
+            values: &row_values(&recorded.values)?,
             value_targets: &value_target,
             weights: &weights,
-            logits: &logits_v,
-            legal: &batch.legal,
+            logits: &logits,
             coefficients: &coefficients,
-            actions,
+            cells: offsets,
             index: &index,
             distinct: distinct_rows,
         });
-        let d_logits = Tensor::from_slice(&loss.d_logits, (distinct_rows, actions), &device)?;
+        let d_logits = Tensor::from_slice(&loss.d_logits, loss.d_logits.len(), &device)?;
         let d_values = Tensor::from_slice(&loss.d_values, distinct_rows, &device)?;
         let grads = recorded.parameter_gradients(&d_logits, &d_values)?;
         let stats = StepStats {
@@ -425,23 +424,26 @@ impl Learner {
             importance,
             average_loss: None,
         };
-        let probe = obs.narrow(0, 0, distinct_rows.min(PROBED_STATES))?;
-        // The batch's rows go to the averaged network whole; it picks the
-        // few it offers.
+        let probe = obs
+            .tensor()
+            .narrow(0, 0, distinct_rows.min(PROBED_STATES))?;
+        // The batch's rows go to the averaged network whole (as dense rows:
+        // it is a small games' feature); it picks the few it offers.
+        let actions = self.shape.actions;
         let visited = kept_obs
             .zip(target_policy)
             .map(|(distinct_obs, target_policy)| BatchStates {
                 distinct_obs,
                 index,
                 others_log_reach: weighs_own_reach.then(|| batch.others_log_reach()),
-                legal: batch.legal,
-                target_policy,
+                legal: batch.cells.spread(&vec![1.0; batch.cells.len()], actions),
+                target_policy: batch.cells.spread(&target_policy, actions),
             });
         Ok((grads, stats, probe, visited))
     }
 
-    /// Value targets and q-values of every row, each from the v-trace of
-    /// the row's acting player over the row's trajectory.
+    /// Value targets of every row and q-values of every cell, each from
+    /// the v-trace of the row's acting player over the row's trajectory.
     fn v_trace_targets(
         &self,
         batch: &Batch,
@@ -449,23 +451,21 @@ impl Learner {
         log_reg: &[f32],
         value: &[f32],
     ) -> (Vec<f32>, Vec<f32>) {
-        let actions = self.shape.actions;
         let mut value_target = vec![0.0f32; batch.rows];
-        let mut q = vec![0.0f32; batch.rows * actions];
+        let mut q = vec![0.0f32; batch.cells.len()];
         let valid = vec![true; batch.rows];
         for rows in batch.spans.iter().cloned() {
-            let cells = rows.start * actions..rows.end * actions;
             for player in 0..self.players {
                 let input = VTraceInput {
                     valid: &valid[rows.clone()],
                     player: &batch.player[rows.clone()],
-                    action: &batch.action[rows.clone()],
+                    cells: &batch.cells.offsets()[rows.start..=rows.end],
+                    taken: &batch.taken[rows.clone()],
                     behaviour: &batch.behaviour[rows.clone()],
                     reward: &batch.rewards_of(player)[rows.clone()],
                     value: &value[rows.clone()],
-                    policy: &pi[cells.clone()],
-                    log_reg: &log_reg[cells.clone()],
-                    num_actions: actions,
+                    policy: pi,
+                    log_reg,
                 };
                 v_trace(
                     &input,
@@ -473,7 +473,7 @@ impl Learner {
                     self.eta,
                     self.rnad.rho_vtrace,
                     &mut value_target[rows.clone()],
-                    &mut q[cells.clone()],
+                    &mut q,
                 );
             }
         }

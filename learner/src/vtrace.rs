@@ -17,31 +17,34 @@
 //! (c̄ = 1, λ = 1, γ = 1, as in the reference; ρ̄ is `rnad.rho_vtrace`,
 //! which the reference leaves at ∞.)
 
-/// One trajectory's steps as v-trace reads them (`T` steps, `A` actions).
+/// One trajectory's steps as v-trace reads them (`T` steps; each step's
+/// legal actions a run of cells, [`rnad_net::LegalCells`]).
 #[derive(Clone, Copy, Debug)]
 pub struct VTraceInput<'a> {
     /// Whether each step is a real decision (false on padding).
     pub valid: &'a [bool],
     /// The acting player at each step.
     pub player: &'a [u8],
-    /// The action taken at each step.
-    pub action: &'a [u16],
+    /// Where each step's cells start in `policy` and `log_reg`, then
+    /// where the last step's end (`T + 1` entries).
+    pub cells: &'a [usize],
+    /// The cell of the action taken at each step.
+    pub taken: &'a [usize],
     /// `μ_t(a_t)`: the behaviour probability of the action taken.
     pub behaviour: &'a [f32],
     /// The reward the evaluated player received after each step.
     pub reward: &'a [f32],
     /// The target network's value `V_t` at each step.
     pub value: &'a [f32],
-    /// `π_t(a)`, `T × A` row-major.
+    /// `π_t(a)` at each cell.
     pub policy: &'a [f32],
-    /// `log_reg_t(a)`, `T × A` row-major.
+    /// `log_reg_t(a)` at each cell.
     pub log_reg: &'a [f32],
-    /// Number of distinct actions `A`.
-    pub num_actions: usize,
 }
 
 /// Writes value targets and q-values for `player`'s own valid steps into
-/// `value_target[t]` and `q[t·A..(t+1)·A]`; other entries are left alone.
+/// `value_target[t]` and `q` at step `t`'s cells; other entries are left
+/// alone.
 /// `rho_bar` clips the importance weight of the value targets' own step.
 pub fn v_trace(
     input: &VTraceInput,
@@ -51,7 +54,6 @@ pub fn v_trace(
     value_target: &mut [f32],
     q: &mut [f32],
 ) {
-    let a_count = input.num_actions;
     let (mut r, mut r_unc, mut v_next, mut vt_next, mut is) =
         (0.0f64, 0.0f64, 0.0f64, 0.0f64, 1.0f64);
     for t in (0..input.valid.len()).rev() {
@@ -59,12 +61,12 @@ pub fn v_trace(
             (r, r_unc, v_next, vt_next, is) = (0.0, 0.0, 0.0, 0.0, 1.0);
             continue;
         }
-        let row = t * a_count..(t + 1) * a_count;
+        let row = input.cells[t]..input.cells[t + 1];
         let pi = &input.policy[row.clone()];
         let log_reg = &input.log_reg[row.clone()];
-        let action = usize::from(input.action[t]);
+        let taken = input.taken[t] - row.start;
         let mu = f64::from(input.behaviour[t]);
-        let cs = f64::from(pi[action]) / mu;
+        let cs = f64::from(pi[taken]) / mu;
         let own = input.player[t] == player;
         let s = if own { 1.0 } else { -1.0 };
         let reg_entropy: f64 = pi
@@ -80,9 +82,9 @@ pub fn v_trace(
             let target = v
                 + (cs * is).min(rho_bar) * (r_unc_own + v_next - v)
                 + (cs * is).min(1.0) * (vt_next - v_next);
-            let taken = (reward + r + is * vt_next - v) / mu;
+            let correction = (reward + r + is * vt_next - v) / mu;
             for (k, (out, &l)) in q[row].iter_mut().zip(log_reg).enumerate() {
-                let bonus = if k == action { taken } else { 0.0 };
+                let bonus = if k == taken { correction } else { 0.0 };
                 *out = (v - eta * s * f64::from(l) + bonus) as f32;
             }
             value_target[t] = target as f32;
@@ -109,13 +111,13 @@ mod tests {
         VTraceInput {
             valid: &[true, true, true, false],
             player: &[0, 1, 0, 0],
-            action: &[0, 1, 1, 0],
+            cells: &[0, 2, 4, 6, 8],
+            taken: &[0, 3, 5, 6],
             behaviour: &[0.5, 0.5, 0.25, 1.0],
             reward,
             value: &[0.3, -0.1, 0.5, 9.0],
             policy: &[0.6, 0.4, 0.25, 0.75, 0.5, 0.5, 0.5, 0.5],
             log_reg: &[0.1, -0.2, 0.3, 0.1, 0.0, 0.4, 7.0, 7.0],
-            num_actions: 2,
         }
     }
 
@@ -210,7 +212,8 @@ mod tests {
         let doubled = VTraceInput {
             valid: &[true, true, true, false, true, true, true],
             player: &[0, 1, 0, 0, 0, 1, 0],
-            action: &[0, 1, 1, 0, 0, 1, 1],
+            cells: &[0, 2, 4, 6, 8, 10, 12, 14],
+            taken: &[0, 3, 5, 6, 8, 11, 13],
             behaviour: &[0.5, 0.5, 0.25, 1.0, 0.5, 0.5, 0.25],
             reward: &[0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0],
             value: &[0.3, -0.1, 0.5, 9.0, 0.3, -0.1, 0.5],
@@ -220,7 +223,6 @@ mod tests {
             log_reg: &[
                 0.1, -0.2, 0.3, 0.1, 0.0, 0.4, 7.0, 7.0, 0.1, -0.2, 0.3, 0.1, 0.0, 0.4,
             ],
-            num_actions: 2,
         };
         v_trace(&doubled, 0, 0.5, f64::INFINITY, &mut vt, &mut q);
         close(vt[0], 3.613);

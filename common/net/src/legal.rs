@@ -1,5 +1,6 @@
 //! The policy over the legal actions: a softmax of the logits masked to the
-//! legal ones, finite whatever the logits.
+//! legal ones (dense rows) or over each row's legal cells
+//! ([`crate::LegalCells`]), finite whatever the logits.
 
 use candle_core::{Result, Tensor};
 
@@ -34,6 +35,42 @@ fn shifted_legal_logits(logits: &Tensor, mask: &Tensor) -> Result<(Tensor, Tenso
     let max = masked.max_keepdim(1)?;
     let shifted = (masked.broadcast_sub(&max)? * &mask)?;
     Ok((shifted, mask))
+}
+
+/// The legal policy and its log at every legal cell, from the cells'
+/// logits and the rows' cell offsets ([`crate::LegalCells::offsets`]):
+/// the same numbers as [`legal_policy`] and [`legal_log_policy`] at the
+/// legal actions, without the illegal ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellPolicy {
+    /// π at each cell.
+    pub policy: Vec<f32>,
+    /// ln π at each cell.
+    pub log_policy: Vec<f32>,
+}
+
+impl CellPolicy {
+    /// The softmax of each row's cell `logits` (each row has a cell).
+    pub fn new(logits: &[f32], offsets: &[usize]) -> CellPolicy {
+        let mut out = CellPolicy {
+            policy: vec![0.0; logits.len()],
+            log_policy: vec![0.0; logits.len()],
+        };
+        for row in offsets.windows(2) {
+            let cells = row[0]..row[1];
+            let limit = LOGIT_LIMIT as f32;
+            let clamped = || logits[cells.clone()].iter().map(|l| l.clamp(-limit, limit));
+            let max = clamped().fold(f32::NEG_INFINITY, f32::max);
+            let sum: f32 = clamped().map(|l| (l - max).exp()).sum();
+            let log_sum = sum.ln();
+            for (cell, l) in cells.clone().zip(clamped()) {
+                let shifted = l - max;
+                out.policy[cell] = shifted.exp() / sum;
+                out.log_policy[cell] = shifted - log_sum;
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -88,5 +125,35 @@ mod tests {
             }
         }
         assert_eq!(log_pi[0][2], 0.0);
+
+        // The same rows as cells: the legal entries, nothing else.
+        let mask_rows = mask.to_vec2::<f32>().unwrap();
+        let logit_rows = logits.to_vec2::<f32>().unwrap();
+        let (mut cell_logits, mut offsets) = (Vec::new(), vec![0]);
+        for (row, legal) in logit_rows.iter().zip(&mask_rows) {
+            cell_logits.extend(
+                row.iter()
+                    .zip(legal)
+                    .filter(|(_, &m)| m > 0.0)
+                    .map(|(l, _)| *l),
+            );
+            offsets.push(cell_logits.len());
+        }
+        let cells = CellPolicy::new(&cell_logits, &offsets);
+        let legal_entries = |rows: &[Vec<f32>]| -> Vec<f32> {
+            rows.iter()
+                .zip(&mask_rows)
+                .flat_map(|(row, legal)| {
+                    row.iter()
+                        .zip(legal)
+                        .filter(|(_, &m)| m > 0.0)
+                        .map(|(p, _)| *p)
+                })
+                .collect()
+        };
+        assert_eq!(cells.policy, legal_entries(&pi));
+        for (ours, dense) in cells.log_policy.iter().zip(legal_entries(&log_pi)) {
+            assert!((ours - dense).abs() < 1e-6, "{ours} vs {dense}");
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The networks: the policy-value network (a torso chosen by the config
-//! under policy and value heads, in candle-nn), its parameter sets and the
+//! under policy and value heads, in candle-nn; the policy head dense or
+//! gathered at a batch's legal cells), its parameter sets and the
 //! sets the learner publishes, the legal (masked) softmax, the check for
 //! non-finite numbers, and the devices it runs on; with what batched
 //! inference shares (the distinct rows of a batch, threads per product) and
@@ -13,11 +14,13 @@
 pub mod autograd;
 mod builder;
 mod card_conv;
+mod cells;
 pub mod compute;
 pub mod conv;
 mod device;
 pub mod distinct;
 mod finite;
+mod head;
 pub mod held_actions;
 mod legal;
 mod mlp;
@@ -25,13 +28,17 @@ mod params;
 mod policy_value;
 mod published;
 mod residual_mlp;
+mod sparse_input;
 mod torso;
 
 pub use builder::{parameter_names, ParameterList};
+pub use cells::{DeviceCells, LegalCells};
 pub use device::{parse_device, UnusableDevice};
 pub use finite::first_nonfinite;
-pub use legal::{legal_log_policy, legal_policy};
+pub use head::HeadKind;
+pub use legal::{legal_log_policy, legal_policy, CellPolicy};
 pub use params::{ParamSet, ShapeMismatch};
 pub use policy_value::{NetShape, PolicyValueNet, RecordedForward};
 pub use published::{PublishedSet, PublishedSets};
+pub use sparse_input::NetInput;
 pub use torso::TorsoKind;

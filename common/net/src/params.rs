@@ -147,6 +147,7 @@ mod tests {
             torso: TorsoKind::Mlp,
             hidden: vec![8, 6],
             actions: 3,
+            head: crate::HeadKind::Dense,
             cards: None,
         };
         let params = ParamSet::init(&shape, 7).unwrap();

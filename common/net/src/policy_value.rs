@@ -1,7 +1,8 @@
 //! The policy-value network: a torso ([`super::torso`]) read by a policy
-//! head (logits over the game's distinct actions) and a value head, built
-//! from a candle `VarBuilder` over one [`super::ParamSet`]; and one forward
-//! pass recorded for the parameter gradients.
+//! head ([`super::head`]: logits over the game's distinct actions, or only
+//! the legal ones) and a value head, built from a candle `VarBuilder` over
+//! one [`super::ParamSet`]; and one forward pass recorded for the
+//! parameter gradients.
 
 use candle_core::{Module, Result, Tensor, Var};
 use candle_nn::{linear, Linear, VarBuilder};
@@ -9,7 +10,10 @@ use rnad_games::{CardLayout, Game};
 
 use super::autograd;
 use super::builder::{parameter_names, ParameterList};
+use super::cells::DeviceCells;
+use super::head::{HeadKind, PolicyHead};
 use super::legal_policy;
+use super::sparse_input::NetInput;
 use super::torso::{Torso, TorsoKind};
 
 mod backprop;
@@ -26,21 +30,30 @@ pub struct NetShape {
     pub hidden: Vec<usize>,
     /// Distinct actions (policy logits).
     pub actions: usize,
+    /// How the policy head computes them (the parameters are the same
+    /// either way).
+    pub head: HeadKind,
     /// Where the input holds cards, if it does (the card torso reads them).
     pub cards: Option<CardLayout>,
 }
 
 impl NetShape {
     /// The network with `torso` of `hidden` widths around `game`'s
-    /// information-state tensor and actions.
+    /// information-state tensor and actions, under the dense head.
     pub fn for_game(game: &dyn Game, torso: TorsoKind, hidden: &[usize]) -> NetShape {
         NetShape {
             input: game.information_state_tensor_size(),
             torso,
             hidden: hidden.to_vec(),
             actions: game.num_distinct_actions(),
+            head: HeadKind::Dense,
             cards: game.card_layout(),
         }
+    }
+
+    /// The same network under the `head` policy head.
+    pub fn with_head(self, head: HeadKind) -> NetShape {
+        NetShape { head, ..self }
     }
 
     /// Names and shapes of every parameter tensor, in [`super::ParamSet`]
@@ -65,7 +78,7 @@ impl NetShape {
 #[derive(Clone, Debug)]
 pub struct PolicyValueNet {
     torso: Torso,
-    policy: Linear,
+    policy: PolicyHead,
     value: Linear,
 }
 
@@ -82,7 +95,7 @@ impl PolicyValueNet {
         )?;
         Ok(PolicyValueNet {
             torso,
-            policy: linear(width, shape.actions, vb.pp("policy"))?,
+            policy: PolicyHead::new(shape.head, linear(width, shape.actions, vb.pp("policy"))?),
             value: linear(width, 1, vb.pp("value"))?,
         })
     }
@@ -108,14 +121,23 @@ impl PolicyValueNet {
     /// Logits `[N, actions]` and values `[N]` for observations `[N, input]`.
     pub fn forward(&self, obs: &Tensor) -> Result<(Tensor, Tensor)> {
         let features = self.torso.forward(obs)?;
-        self.heads(&features)
+        Ok((self.policy.logits(&features)?, self.values(&features)?))
     }
 
-    /// The heads' outputs on the torso's `features`.
-    fn heads(&self, features: &Tensor) -> Result<(Tensor, Tensor)> {
-        let logits = self.policy.forward(features)?;
-        let values = self.value.forward(features)?.squeeze(1)?;
-        Ok((logits, values))
+    /// The logits of `cells` (`[cells]`, each cell a row of `obs` and an
+    /// action) and the values `[N]` for observations `[N, input]`: the
+    /// learner's and the actors' forward pass, which the gathered head
+    /// computes at the legal cells only.
+    pub fn forward_cells(&self, obs: &NetInput, cells: &DeviceCells) -> Result<(Tensor, Tensor)> {
+        let features = self.torso.forward_input(obs)?;
+        Ok((
+            self.policy.cell_logits(&features, cells)?,
+            self.values(&features)?,
+        ))
+    }
+
+    fn values(&self, features: &Tensor) -> Result<Tensor> {
+        self.value.forward(features)?.squeeze(1)
     }
 }
 
@@ -140,10 +162,11 @@ impl Differentiation {
     }
 }
 
-/// One forward pass with what its parameter gradients need.
+/// One forward pass at a batch's legal cells with what its parameter
+/// gradients need.
 #[derive(Debug)]
 pub struct RecordedForward {
-    /// Logits `[N, actions]`.
+    /// The cells' logits `[cells]`.
     pub logits: Tensor,
     /// Values `[N]`.
     pub values: Tensor,
@@ -152,17 +175,33 @@ pub struct RecordedForward {
 
 #[derive(Debug)]
 enum Backward {
-    ClosedForm(backprop::MlpRecord),
+    ClosedForm(Box<ClosedForm>),
     /// The parameters as tracked variables, in order.
     Autograd(Vec<Var>),
 }
 
+/// What the written-out backward reads: the torso's record, the heads, the
+/// features they read and the cells.
+#[derive(Debug)]
+struct ClosedForm {
+    torso: backprop::MlpRecord,
+    net: PolicyValueNet,
+    features: Tensor,
+    cells: DeviceCells,
+}
+
 impl RecordedForward {
-    /// The network of `shape` over `params` on `obs`, recorded for its
-    /// gradients: written out for the MLP torso, by autograd for the
-    /// others.
-    pub fn record(shape: &NetShape, params: &[Tensor], obs: &Tensor) -> Result<RecordedForward> {
-        RecordedForward::record_by(shape, params, obs, Differentiation::fastest(shape.torso))
+    /// The network of `shape` over `params` on `obs` at `cells`, recorded
+    /// for its gradients: written out for the MLP torso, by autograd for
+    /// the others.
+    pub fn record(
+        shape: &NetShape,
+        params: &[Tensor],
+        obs: &NetInput,
+        cells: &DeviceCells,
+    ) -> Result<RecordedForward> {
+        let how = Differentiation::fastest(shape.torso);
+        RecordedForward::record_by(shape, params, obs, cells, how)
     }
 
     /// [`RecordedForward::record`] for a chosen differentiation (the
@@ -170,7 +209,8 @@ impl RecordedForward {
     pub(crate) fn record_by(
         shape: &NetShape,
         params: &[Tensor],
-        obs: &Tensor,
+        obs: &NetInput,
+        cells: &DeviceCells,
         how: Differentiation,
     ) -> Result<RecordedForward> {
         match how {
@@ -182,18 +222,24 @@ impl RecordedForward {
                         shape.torso
                     )
                 };
-                let (record, features) =
-                    backprop::MlpRecord::forward(mlp, [&net.policy, &net.value], obs)?;
-                let (logits, values) = net.heads(&features)?;
+                let (torso, features) = backprop::MlpRecord::forward(mlp, obs)?;
+                let logits = net.policy.cell_logits(&features, cells)?;
+                let values = net.values(&features)?;
                 Ok(RecordedForward {
                     logits,
                     values,
-                    backward: Backward::ClosedForm(record),
+                    backward: Backward::ClosedForm(Box::new(ClosedForm {
+                        torso,
+                        net,
+                        features,
+                        cells: cells.clone(),
+                    })),
                 })
             }
             Differentiation::Autograd => {
                 let (vars, tracked) = autograd::tracked(params)?;
-                let (logits, values) = PolicyValueNet::new(shape, &tracked)?.forward(obs)?;
+                let (logits, values) =
+                    PolicyValueNet::new(shape, &tracked)?.forward_cells(obs, cells)?;
                 Ok(RecordedForward {
                     logits,
                     values,
@@ -205,10 +251,24 @@ impl RecordedForward {
 
     /// The gradient of a loss with respect to every parameter, in
     /// [`NetShape::param_names`] order, given the loss's gradient with
-    /// respect to the logits (`[N, actions]`) and the values (`[N]`).
+    /// respect to the cells' logits (`[cells]`) and the values (`[N]`).
     pub fn parameter_gradients(&self, d_logits: &Tensor, d_values: &Tensor) -> Result<Vec<Tensor>> {
         match &self.backward {
-            Backward::ClosedForm(record) => record.parameter_gradients(d_logits, d_values),
+            Backward::ClosedForm(record) => {
+                let ClosedForm {
+                    torso,
+                    net,
+                    features,
+                    cells,
+                } = &**record;
+                let (d_features, policy) = net.policy.gradients(features, cells, d_logits)?;
+                let d_values = d_values.unsqueeze(1)?;
+                let d_features = (d_features + d_values.matmul(net.value.weight())?)?;
+                let value = [d_values.t()?.matmul(features)?, d_values.sum(0)?];
+                let mut gradients = torso.parameter_gradients(d_features)?;
+                gradients.extend(policy.into_iter().chain(value));
+                Ok(gradients)
+            }
             Backward::Autograd(vars) => {
                 // Σ logits·d_logits + Σ values·d_values has exactly the
                 // given output gradients.

@@ -13,6 +13,7 @@ use rnad_games::CardLayout;
 use super::card_conv::CardConv;
 use super::mlp::Mlp;
 use super::residual_mlp::ResidualMlp;
+use super::sparse_input::NetInput;
 
 /// Which torso (config `network.torso`); `network.hidden` sizes it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -101,6 +102,16 @@ impl Torso {
                 (Torso::CardConv(conv), width)
             }
         })
+    }
+}
+
+impl Torso {
+    /// The features of `input`, read by its nonzeros where the torso can.
+    pub(crate) fn forward_input(&self, input: &NetInput) -> Result<Tensor> {
+        match self {
+            Torso::Mlp(mlp) => mlp.forward_input(input),
+            Torso::ResidualMlp(_) | Torso::CardConv(_) => self.forward(input.tensor()),
+        }
     }
 }
 

@@ -35,7 +35,9 @@ impl ResolvedRun {
                 ),
             });
         }
-        let shape = NetShape::for_game(&*game, config.network.torso, &config.network.hidden);
+        let network = &config.network;
+        let shape =
+            NetShape::for_game(&*game, network.torso, &network.hidden).with_head(network.head);
         Ok(ResolvedRun {
             config,
             game,

@@ -2,6 +2,7 @@
 //! closed-form gradient against autograd, NeuRD and its diagnostics.
 
 use super::*;
+use rnad_net::{legal_log_policy, legal_policy};
 use rnad_run::config::Config;
 
 /// Fresh learners for `first` and `second` (equal parameters, as both
@@ -11,6 +12,16 @@ fn two_learners_and_a_batch(
     first: &Config,
     second: &Config,
     stream: u64,
+) -> (Learner, Learner, Vec<Trajectory>) {
+    two_learners_and_games(first, second, stream, 64)
+}
+
+/// [`two_learners_and_a_batch`] of `games` games.
+fn two_learners_and_games(
+    first: &Config,
+    second: &Config,
+    stream: u64,
+    games: usize,
 ) -> (Learner, Learner, Vec<Trajectory>) {
     use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
     let first = ResolvedRun::new(first.clone()).unwrap();
@@ -27,7 +38,7 @@ fn two_learners_and_a_batch(
         8,
         RngStream::of(stream),
     );
-    let batch = play.play_fresh(&snapshot, 64).unwrap();
+    let batch = play.play_fresh(&snapshot, games).unwrap();
     (a, b, batch)
 }
 
@@ -135,13 +146,14 @@ fn the_configs_weight_decay_shrinks_the_weights_by_lr_times_lambda() {
 }
 
 /// θ's gradient of the loss as candle's autograd takes it, built the
-/// way the learner built it before the closed form: θ's parameters as
-/// variables, the rows gathered from distinct states, the value loss
-/// and the NeuRD loss as tensors, then `backward`.
+/// way the learner built it before the closed form and the legal cells:
+/// θ's parameters as variables, dense rows of every action gathered from
+/// distinct states under dense legal masks, the value loss and the NeuRD
+/// loss as tensors, then `backward`.
 fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<f32>> {
     use candle_core::Var;
     let cpu = &Device::Cpu;
-    let batch = Batch::new(trajectories, learner.players, learner.shape.actions);
+    let batch = Batch::new(trajectories, learner.players);
     let (n, actions) = (batch.rows, learner.shape.actions);
     let point = learner.schedule.at(learner.state.step);
     let input = learner.shape.input;
@@ -162,7 +174,16 @@ fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<
             values.index_select(&index, 0).unwrap(),
         )
     };
-    let mask = Tensor::from_slice(&batch.legal, (n, actions), cpu).unwrap();
+    let cells = &batch.cells;
+    let legal = cells.spread(&vec![1.0; cells.len()], actions);
+    let at_cells = |dense: &Tensor| -> Vec<f32> {
+        let dense = dense.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        (0..n)
+            .flat_map(|row| cells.row(row).map(move |c| (row, c)))
+            .map(|(row, c)| dense[row * actions + cells.actions()[c] as usize])
+            .collect()
+    };
+    let mask = Tensor::from_slice(&legal, (n, actions), cpu).unwrap();
     let vars: Vec<Var> = learner
         .state
         .online
@@ -183,11 +204,11 @@ fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<
         + (log_reg_prev * (1.0 - point.alpha)).unwrap())
     .unwrap();
     let log_reg = (&log_pi - blended).unwrap();
-    let pi_v = pi.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+    let pi_v = at_cells(&pi);
     let (value_target, q) = learner.v_trace_targets(
         &batch,
         &pi_v,
-        &log_reg.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+        &at_cells(&log_reg),
         &target_values.to_vec1::<f32>().unwrap(),
     );
     let weights = player_weights(&batch, learner.players);
@@ -197,21 +218,20 @@ fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<
         .unwrap()
         .sum_all()
         .unwrap();
-    let logits_v = detached.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+    let logits_v = at_cells(&detached);
     let inputs = NeurdInputs {
         logits: &logits_v,
-        legal: &batch.legal,
         policy: &pi_v,
         q: &q,
         weights: &weights,
-        actions,
+        cells: cells.offsets(),
     };
     let c = neurd_coefficients(
         &inputs,
         learner.rnad.beta_neurd as f32,
         learner.rnad.clip_neurd as f32,
     );
-    let c = Tensor::from_slice(&c, (n, actions), cpu).unwrap();
+    let c = Tensor::from_vec(cells.spread(&c, actions), (n, actions), cpu).unwrap();
     let mean = (&logits * &mask)
         .unwrap()
         .sum_keepdim(1)
@@ -234,35 +254,65 @@ fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<
         .collect()
 }
 
-/// The learner's closed-form gradient, on a real batch of Leduc games
-/// while θ_reg' still has weight (α < 1), is what autograd takes.
+/// The learner's gradient at the legal cells, on real batches while θ_reg'
+/// still has weight (α < 1), is what autograd takes over dense rows of
+/// every action: on Leduc under either head (the MLP's closed form), on
+/// Daihinmin (2,660 actions) under the gathered head, the residual torso
+/// (autograd through the gathered cells) and the dense head.
 #[test]
-fn the_closed_form_gradient_is_autograds() {
-    let config = rnad_testkit::TestConfig::file("leduc").build();
-    let (fresh, _, batch) = two_learners_and_a_batch(&config, &config, 9);
-    // θ_target, θ_reg and θ_reg' each different from θ, so that a
-    // network's output used in another's place would show.
-    let mut state = fresh.state().clone();
-    state.target = ParamSet::init(&fresh.shape, 101).unwrap();
-    state.reg = ParamSet::init(&fresh.shape, 102).unwrap();
-    state.reg_prev = ParamSet::init(&fresh.shape, 103).unwrap();
-    let learner =
-        Learner::from_state(&ResolvedRun::new(config).unwrap(), state, &Device::Cpu).unwrap();
-    assert!(learner.schedule.at(learner.state.step).alpha < 1.0);
-    let (ours, stats, _, _) = learner.gradient(&batch).unwrap();
-    assert!(stats.decisions > 100);
-    let expected = autograd_gradient(&learner, &batch);
-    assert_eq!(ours.len(), expected.len());
-    for ((ours, expected), (name, _)) in ours.iter().zip(&expected).zip(learner.shape.param_names())
-    {
-        let ours = ours.flatten_all().unwrap().to_vec1::<f32>().unwrap();
-        let scale = expected.iter().fold(0f32, |m, g| m.max(g.abs()));
-        assert!(scale > 1e-4, "{name}: no gradient");
-        for (o, e) in ours.iter().zip(expected) {
-            assert!(
-                (o - e).abs() <= 1e-4 * scale + 1e-4 * e.abs(),
-                "{name}: {o} vs {e}"
-            );
+fn the_gradient_at_the_legal_cells_is_autograds_over_dense_rows() {
+    use rnad_net::{HeadKind, TorsoKind};
+    let daihinmin = |torso: TorsoKind, head: HeadKind| {
+        rnad_testkit::TestConfig::file("daihinmin")
+            .with(|c| {
+                c.network.torso = torso;
+                c.network.hidden = vec![24, 24];
+                c.network.head = head;
+            })
+            .build()
+    };
+    let leduc = |head: HeadKind| {
+        rnad_testkit::TestConfig::file("leduc")
+            .with(|c| c.network.head = head)
+            .build()
+    };
+    for (config, games) in [
+        (leduc(HeadKind::Dense), 64),
+        (leduc(HeadKind::Gathered), 64),
+        (daihinmin(TorsoKind::Mlp, HeadKind::Gathered), 6),
+        (daihinmin(TorsoKind::ResidualMlp, HeadKind::Gathered), 6),
+        (daihinmin(TorsoKind::Mlp, HeadKind::Dense), 6),
+    ] {
+        let case = format!(
+            "{} {} {}",
+            config.game, config.network.torso, config.network.head
+        );
+        let (fresh, _, batch) = two_learners_and_games(&config, &config, 9, games);
+        // θ_target, θ_reg and θ_reg' each different from θ, so that a
+        // network's output used in another's place would show.
+        let mut state = fresh.state().clone();
+        state.target = ParamSet::init(&fresh.shape, 101).unwrap();
+        state.reg = ParamSet::init(&fresh.shape, 102).unwrap();
+        state.reg_prev = ParamSet::init(&fresh.shape, 103).unwrap();
+        let run = ResolvedRun::new(config).unwrap();
+        let learner = Learner::from_state(&run, state, &Device::Cpu).unwrap();
+        assert!(learner.schedule.at(learner.state.step).alpha < 1.0);
+        let (ours, stats, _, _) = learner.gradient(&batch).unwrap();
+        assert!(stats.decisions > 100, "{case}: {}", stats.decisions);
+        let expected = autograd_gradient(&learner, &batch);
+        assert_eq!(ours.len(), expected.len());
+        for ((ours, expected), (name, _)) in
+            ours.iter().zip(&expected).zip(learner.shape.param_names())
+        {
+            let ours = ours.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+            let scale = expected.iter().fold(0f32, |m, g| m.max(g.abs()));
+            assert!(scale > 1e-4, "{case} {name}: no gradient");
+            for (o, e) in ours.iter().zip(expected) {
+                assert!(
+                    (o - e).abs() <= 1e-4 * scale + 1e-4 * e.abs(),
+                    "{case} {name}: {o} vs {e}"
+                );
+            }
         }
     }
 }

@@ -1,9 +1,11 @@
-//! Backpropagation through the MLP network, written out.
+//! Backpropagation through the MLP torso, written out.
 //!
 //! The learner knows its loss's gradient with respect to the network's
-//! outputs in closed form (docs/rnad-update.md), so for the MLP it needs no
-//! autograd graph: from the recorded layer inputs and pre-activations, the
-//! parameter gradients are two matrix products and a sum per layer. Done
+//! outputs in closed form (docs/rnad-update.md), and the heads turn it into
+//! the gradient at the torso's output ([`crate::head`]), so for the MLP it
+//! needs no autograd graph: from the recorded layer inputs and
+//! pre-activations, the parameter gradients are two matrix products and a
+//! sum per layer. Done
 //! by hand this skips what candle's generic backward pays for: a zeroed
 //! accumulator and an addition per graph node, and the gradient with
 //! respect to the observations, which nothing uses.
@@ -12,53 +14,53 @@ use candle_core::{Module, Result, Tensor};
 use candle_nn::Linear;
 
 use crate::mlp::Mlp;
+use std::sync::Arc;
 
-/// An MLP network's forward pass, kept for its gradients.
+use crate::sparse_input::{NetInput, SparseRows};
+
+/// An MLP torso's forward pass, kept for its gradients.
 #[derive(Clone, Debug)]
 pub struct MlpRecord {
     layers: Vec<Linear>,
-    /// The policy and value heads reading the torso's output.
-    heads: [Linear; 2],
-    /// The input of every torso layer and of the heads: the observations,
-    /// then each torso layer's output.
+    /// The input of every layer: the observations, then each layer's
+    /// output but the last.
     inputs: Vec<Tensor>,
     /// Each torso layer's output before its ReLU.
     pre_activations: Vec<Tensor>,
+    /// The observations as their nonzeros, where the first layer read
+    /// them so.
+    sparse_obs: Option<Arc<SparseRows>>,
 }
 
 impl MlpRecord {
-    /// `mlp` on `obs`, recorded, with its output (the input of `heads`,
-    /// the policy and value heads).
-    pub fn forward(mlp: &Mlp, heads: [&Linear; 2], obs: &Tensor) -> Result<(MlpRecord, Tensor)> {
-        let mut inputs = vec![obs.clone()];
+    /// `mlp` on `obs`, recorded, with its output (the features the heads
+    /// read).
+    pub fn forward(mlp: &Mlp, input: &NetInput) -> Result<(MlpRecord, Tensor)> {
+        let (first, sparse_obs) = mlp.first_layer(input)?;
+        let mut inputs = vec![input.tensor().clone(), first.relu()?];
         let mut pre_activations = Vec::with_capacity(mlp.layers().len());
-        for layer in mlp.layers() {
+        pre_activations.push(first);
+        for layer in &mlp.layers()[1..] {
             let z = layer.forward(&inputs[inputs.len() - 1])?;
             inputs.push(z.relu()?);
             pre_activations.push(z);
         }
-        let features = inputs[inputs.len() - 1].clone();
+        let features = inputs.pop().expect("the observations are the first input");
         let record = MlpRecord {
             layers: mlp.layers().to_vec(),
-            heads: heads.map(Linear::clone),
             inputs,
             pre_activations,
+            sparse_obs,
         };
         Ok((record, features))
     }
 
-    /// The gradient of a loss with respect to every parameter (torso
-    /// layers, then the policy and value heads), given the loss's gradient
-    /// with respect to the logits (`[N, actions]`) and values (`[N]`).
-    pub fn parameter_gradients(&self, d_logits: &Tensor, d_values: &Tensor) -> Result<Vec<Tensor>> {
-        let [policy_head, value_head] = &self.heads;
+    /// The gradient of a loss with respect to every torso parameter, in
+    /// layer order, given the loss's gradient with respect to the torso's
+    /// output (`[N, width]`).
+    pub fn parameter_gradients(&self, d_features: Tensor) -> Result<Vec<Tensor>> {
         let depth = self.layers.len();
-        let top = &self.inputs[depth];
-        let d_values = d_values.unsqueeze(1)?;
-        let policy = linear_gradients(d_logits, top)?;
-        let value = linear_gradients(&d_values, top)?;
-        let mut d_input =
-            (d_logits.matmul(policy_head.weight())? + d_values.matmul(value_head.weight())?)?;
+        let mut d_input = d_features;
         let mut torso = Vec::with_capacity(depth);
         for layer in (0..depth).rev() {
             // ReLU passes the gradient where its input was ≥ 0 (candle's
@@ -68,14 +70,12 @@ impl MlpRecord {
             if layer > 0 {
                 d_input = d_z.matmul(self.layers[layer].weight())?;
             }
-            torso.push(linear_gradients(&d_z, &self.inputs[layer])?);
+            torso.push(match (layer, &self.sparse_obs) {
+                (0, Some(sparse)) => [sparse.weight_gradient(&d_z)?, d_z.sum(0)?],
+                _ => linear_gradients(&d_z, &self.inputs[layer])?,
+            });
         }
-        Ok(torso
-            .into_iter()
-            .rev()
-            .chain([policy, value])
-            .flatten()
-            .collect())
+        Ok(torso.into_iter().rev().flatten().collect())
     }
 }
 

@@ -3,7 +3,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::*;
-use crate::ParamSet;
+use crate::{LegalCells, NetInput, ParamSet};
 use rnad_games::CardLayout;
 
 fn random(rng: &mut ChaCha8Rng, dims: &[usize]) -> Tensor {
@@ -14,6 +14,21 @@ fn random(rng: &mut ChaCha8Rng, dims: &[usize]) -> Tensor {
 
 fn values(t: &Tensor) -> Vec<f32> {
     t.flatten_all().unwrap().to_vec1::<f32>().unwrap()
+}
+
+/// `rows` rows over `states` input rows (so some states are read by
+/// several rows), each with a random non-empty set of legal actions.
+fn random_cells(rng: &mut ChaCha8Rng, rows: usize, states: usize, actions: usize) -> LegalCells {
+    let mut cells = LegalCells::new();
+    for row in 0..rows {
+        let always = rng.random_range(0..actions);
+        let ids = (0..actions).filter(|&a| a == always || rng.random::<bool>());
+        cells.push_row(
+            (row % states) as u32,
+            ids.map(|a| a as u16).collect::<Vec<_>>(),
+        );
+    }
+    cells
 }
 
 /// Parameters of `shape` with the biases moved off zero.
@@ -31,27 +46,51 @@ fn shape(torso: TorsoKind, hidden: Vec<usize>) -> NetShape {
         input: 5,
         torso,
         hidden,
-        actions: 3,
+        actions: 7,
+        head: crate::HeadKind::Dense,
         cards: None,
     }
 }
 
+const HEADS: [HeadKind; 2] = [HeadKind::Dense, HeadKind::Gathered];
+
 /// The MLP's written-out backward against candle's autograd on the loss
-/// Σ logits·g + Σ values·h, whose gradient with respect to the outputs is
-/// (g, h): every parameter's gradient agrees, on nets of one, two and
-/// three hidden layers.
+/// Σ cell logits·g + Σ values·h, whose gradient with respect to the
+/// outputs is (g, h): every parameter's gradient agrees, on nets of one,
+/// two and three hidden layers under either head, on dense observations
+/// and on mostly-zero ones (which the closed form's first layer reads by
+/// their nonzeros, autograd's as a matrix product).
 #[test]
 fn the_closed_form_gradient_agrees_with_autograd_on_every_mlp() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    for hidden in [vec![8], vec![8, 6], vec![5, 7, 4]] {
-        let shape = shape(TorsoKind::Mlp, hidden);
+    for ((hidden, head), sparse) in [vec![8], vec![8, 6], vec![5, 7, 4]]
+        .into_iter()
+        .flat_map(|hidden| HEADS.map(|head| (hidden.clone(), head)))
+        .flat_map(|case| [(case.clone(), false), (case, true)])
+    {
+        let mut shape = shape(TorsoKind::Mlp, hidden).with_head(head);
+        if sparse {
+            // Wide enough for the first layer to read nonzeros.
+            shape.input = 130;
+        }
         let params = perturbed(&shape, &mut rng);
-        let rows = 9;
-        let obs = random(&mut rng, &[rows, shape.input]);
-        let d_logits = random(&mut rng, &[rows, shape.actions]);
-        let d_values = random(&mut rng, &[rows]);
+        let states = 6;
+        let mut obs = random(&mut rng, &[states, shape.input]);
+        if sparse {
+            // One entry a row, large enough to reach the heads.
+            let keep: Vec<f32> = (0..states * shape.input)
+                .map(|i| f32::from(u8::from(i % shape.input == (i / shape.input) % shape.input)))
+                .collect();
+            let keep = Tensor::from_vec(keep, obs.dims(), &Device::Cpu).unwrap();
+            obs = ((obs * keep).unwrap() * 4.0).unwrap();
+            assert!(crate::sparse_input::SparseRows::of(&obs).unwrap().is_some());
+        }
+        let cells = random_cells(&mut rng, 9, states, shape.actions);
+        let on_cpu = cells.on(&Device::Cpu, shape.actions).unwrap();
+        let d_logits = random(&mut rng, &[cells.len()]);
+        let d_values = random(&mut rng, &[states]);
         let gradients = |how| {
-            RecordedForward::record_by(&shape, &params, &obs, how)
+            RecordedForward::record_by(&shape, &params, &NetInput::new(obs.clone()), &on_cpu, how)
                 .unwrap()
                 .parameter_gradients(&d_logits, &d_values)
                 .unwrap()
@@ -75,21 +114,26 @@ fn the_closed_form_gradient_agrees_with_autograd_on_every_mlp() {
     }
 }
 
-/// Autograd through `shape`'s network against central finite
-/// differences of the same loss, computed in f64, on every parameter.
+/// The recorded gradient through `shape`'s network (at random legal
+/// cells) against central finite differences of the same loss, computed
+/// in f64, on every parameter.
 fn assert_gradients_match_finite_differences(shape: &NetShape, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let params = perturbed(shape, &mut rng);
-    let obs = random(&mut rng, &[6, shape.input]);
-    let d_logits = random(&mut rng, &[6, shape.actions]);
-    let d_values = random(&mut rng, &[6]);
+    let states = 6;
+    let obs = random(&mut rng, &[states, shape.input]);
+    let cells = random_cells(&mut rng, 8, states, shape.actions);
+    let cells = cells.on(&Device::Cpu, shape.actions).unwrap();
+    let d_logits = random(&mut rng, &[cells.state.dim(0).unwrap()]);
+    let d_values = random(&mut rng, &[states]);
     let loss = |params: &[Tensor]| -> f64 {
         let params: Vec<Tensor> = params
             .iter()
             .map(|t| t.to_dtype(DType::F64).unwrap())
             .collect();
         let net = PolicyValueNet::new(shape, &params).unwrap();
-        let (logits, values) = net.forward(&obs.to_dtype(DType::F64).unwrap()).unwrap();
+        let obs = obs.to_dtype(DType::F64).unwrap();
+        let (logits, values) = net.forward_cells(&NetInput::new(obs), &cells).unwrap();
         let total = ((logits * d_logits.to_dtype(DType::F64).unwrap())
             .unwrap()
             .sum_all()
@@ -101,7 +145,7 @@ fn assert_gradients_match_finite_differences(shape: &NetShape, seed: u64) {
         .unwrap();
         total.to_scalar::<f64>().unwrap()
     };
-    let gradients = RecordedForward::record(shape, &params, &obs)
+    let gradients = RecordedForward::record(shape, &params, &NetInput::new(obs.clone()), &cells)
         .unwrap()
         .parameter_gradients(&d_logits, &d_values)
         .unwrap();
@@ -136,6 +180,60 @@ fn the_residual_torsos_gradient_matches_finite_differences() {
     assert_gradients_match_finite_differences(&shape(TorsoKind::ResidualMlp, vec![4, 4]), 5);
 }
 
+/// The gathered head's written-out scatter (under the MLP's closed form)
+/// and its autograd (under the residual torso) against finite
+/// differences; the dense head under the MLP too.
+#[test]
+fn every_heads_gradient_matches_finite_differences() {
+    for head in HEADS {
+        assert_gradients_match_finite_differences(
+            &shape(TorsoKind::Mlp, vec![6, 5]).with_head(head),
+            8,
+        );
+    }
+    assert_gradients_match_finite_differences(
+        &shape(TorsoKind::ResidualMlp, vec![4]).with_head(HeadKind::Gathered),
+        9,
+    );
+}
+
+/// Both heads compute the same logits from the same parameters: the
+/// gathered head's cells are the dense head's logits at those cells.
+#[test]
+fn the_gathered_head_computes_the_dense_heads_logits_at_the_legal_cells() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let dense = shape(TorsoKind::Mlp, vec![8]);
+    let params = perturbed(&dense, &mut rng);
+    let obs = random(&mut rng, &[4, dense.input]);
+    let cells = random_cells(&mut rng, 7, 4, dense.actions);
+    let on_cpu = cells.on(&Device::Cpu, dense.actions).unwrap();
+    let (all, values) = PolicyValueNet::new(&dense, &params)
+        .unwrap()
+        .forward(&obs)
+        .unwrap();
+    let all = all.to_vec2::<f32>().unwrap();
+    let gathered = dense.clone().with_head(HeadKind::Gathered);
+    let (at_cells, gathered_values) = PolicyValueNet::new(&gathered, &params)
+        .unwrap()
+        .forward_cells(&NetInput::new(obs), &on_cpu)
+        .unwrap();
+    let at_cells = at_cells.to_vec1::<f32>().unwrap();
+    assert_eq!(at_cells.len(), cells.len());
+    let states = on_cpu.state.to_vec1::<u32>().unwrap();
+    for (cell, (&state, &action)) in states.iter().zip(cells.actions()).enumerate() {
+        let expected = all[state as usize][action as usize];
+        assert!(
+            (at_cells[cell] - expected).abs() < 1e-5,
+            "{cell}: {} vs {expected}",
+            at_cells[cell]
+        );
+    }
+    assert_eq!(
+        values.to_vec1::<f32>().unwrap(),
+        gathered_values.to_vec1::<f32>().unwrap()
+    );
+}
+
 /// A deck of 2 suits and 3 ranks in two blocks (hole card, board) of a
 /// 16-wide input.
 fn card_shape(hidden: Vec<usize>) -> NetShape {
@@ -144,6 +242,7 @@ fn card_shape(hidden: Vec<usize>) -> NetShape {
         torso: TorsoKind::CardConv,
         hidden,
         actions: 3,
+        head: crate::HeadKind::Dense,
         cards: Some(CardLayout {
             suits: 2,
             ranks: 3,
@@ -235,10 +334,10 @@ fn each_torso_lists_its_parameters_in_build_order() {
             "value.bias"
         ]
     );
-    // 5·8+8 stem, two blocks of 2·(8·8+8), heads 8·3+3 and 8+1.
+    // 5·8+8 stem, two blocks of 2·(8·8+8), heads 8·7+7 and 8+1.
     assert_eq!(
         shape(TorsoKind::ResidualMlp, vec![8, 8]).num_params(),
-        48 + 2 * 144 + 27 + 9
+        48 + 2 * 144 + 63 + 9
     );
 }
 
@@ -260,7 +359,10 @@ fn a_network_refuses_parameters_that_do_not_fit_it() {
     let err = RecordedForward::record_by(
         &residual,
         ParamSet::init(&residual, 0).unwrap().tensors(),
-        &Tensor::zeros((1, 5), DType::F32, &Device::Cpu).unwrap(),
+        &NetInput::new(Tensor::zeros((1, 5), DType::F32, &Device::Cpu).unwrap()),
+        &LegalCells::from_masks(&[1.0; 7], 7)
+            .on(&Device::Cpu, 7)
+            .unwrap(),
         Differentiation::ClosedForm,
     )
     .unwrap_err();

@@ -58,6 +58,13 @@ config_section! {
         /// one width) or filters and then layers (card_conv: [filters,
         /// width, ...]).
         hidden: Vec<usize> => values: "one or more widths, each 1..=65536", check: layer_widths, resume: Experiment;
+        /// How the policy head computes its logits: dense (every action of
+        /// every state, one matrix product: the fast path for games of few
+        /// actions) or gathered (only each state's legal actions, from the
+        /// output layer's rows for them: for games of thousands of actions
+        /// and a handful legal, such as Daihinmin). The parameters are the
+        /// same, so a run may resume under the other head.
+        head: rnad_net::HeadKind => values: "dense or gathered", check: any, resume: Operational;
     }
 }
 
