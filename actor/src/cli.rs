@@ -27,6 +27,11 @@ pub struct Cli {
     /// Default: the run's actors.games_per_actor, from the learner.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: Option<u64>,
+    /// Self-play threads, each playing its own games (--games of them)
+    /// with its own connection. Default: the run's actors.threads, from
+    /// the learner.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub threads: Option<u64>,
     /// Seed of the actor's generator, for a reproducible actor. Default: a
     /// fresh seed from the operating system's entropy (logged at start), so
     /// scaled or restarted replicas never share random numbers.

@@ -7,7 +7,7 @@ use rand::RngExt;
 use rnad_actor::cli::Cli;
 use rnad_actor::metrics::ActorMetrics;
 use rnad_actor::selfplay::RngStream;
-use rnad_actor::worker::{run, WorkerOptions};
+use rnad_actor::worker::{run_threads, WorkerOptions};
 use rnad_process::logging::{self, Failure};
 use rnad_process::shutdown::Shutdown;
 use rnad_wire::handshake::Token;
@@ -73,7 +73,8 @@ fn main() -> ExitCode {
         device: cli.device.clone(),
     };
     tracing::info!(learner = %cli.learner, "playing for the learner");
-    run(&options, &shutdown, &metrics);
+    let threads = cli.threads.map(|t| t as usize);
+    run_threads(&options, threads, &shutdown, &metrics);
     tracing::info!("stopped");
     ExitCode::SUCCESS
 }

@@ -42,6 +42,65 @@ pub struct WorkerOptions {
     pub device: Device,
 }
 
+/// Runs `threads` workers side by side until `shutdown` is cancelled, or,
+/// with none given, as many as the run's `actors.threads` (asked of the
+/// learner, waiting for it as sessions do). Each thread plays its own
+/// games with its own connection; thread `i` draws its random numbers
+/// from streams `i·2³²` on of the seed, so threads never share games.
+pub fn run_threads(
+    options: &WorkerOptions,
+    threads: Option<usize>,
+    shutdown: &Shutdown,
+    metrics: &ActorMetrics,
+) {
+    let Some(threads) = threads.or_else(|| threads_of_run(options, shutdown)) else {
+        return;
+    };
+    tracing::info!(threads, "self-play threads");
+    std::thread::scope(|scope| {
+        for thread in 0..threads {
+            let options = WorkerOptions {
+                random: RngStream {
+                    seed: options.random.seed,
+                    stream: options.random.stream.wrapping_add((thread as u64) << 32),
+                },
+                ..options.clone()
+            };
+            std::thread::Builder::new()
+                .name(format!("actor-{thread}"))
+                .spawn_scoped(scope, move || run(&options, shutdown, metrics))
+                .expect("spawn an actor thread");
+        }
+    });
+}
+
+/// The run's `actors.threads`, from the learner's config; none if shut
+/// down first.
+fn threads_of_run(options: &WorkerOptions, shutdown: &Shutdown) -> Option<usize> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let mut threads = None;
+    run_sessions(
+        shutdown,
+        &options.learner,
+        |_| {
+            runtime.block_on(async {
+                tokio::select! {
+                    joined = rnad_wire::join(&options.learner, options.token.as_ref()) => {
+                        threads = Some(joined?.run.config().actors.threads);
+                        Ok(())
+                    }
+                    () = shutdown.cancelled() => Ok::<(), ClientError>(()),
+                }
+            })
+        },
+        |_, _| {},
+    );
+    threads
+}
+
 /// Runs sessions until `shutdown` is cancelled.
 pub fn run(options: &WorkerOptions, shutdown: &Shutdown, metrics: &ActorMetrics) {
     let runtime = tokio::runtime::Builder::new_current_thread()

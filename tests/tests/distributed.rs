@@ -9,11 +9,12 @@ use std::time::Duration;
 
 use rnad_testkit::{
     free_port, history, labelled, local, sample, sample_names, scrape, scratch, wait_for,
-    workspace, Process,
+    workspace, Launch, Process,
 };
 use rnad_tests::cluster::{
-    learner_step, newest_checkpoint, restart_evaluator, start_actor, start_evaluator,
-    start_evaluator_with, start_learner, wait_for_steps, Learner, LONG, SHORT,
+    learner_step, newest_checkpoint, restart_evaluator, start_actor, start_actor_with,
+    start_evaluator, start_evaluator_with, start_learner, start_learner_with, wait_for_steps,
+    Learner, LONG, SHORT,
 };
 use rnad_tests::manifests::documents;
 use rnad_tests::{dashboard_queries, promql_metric_names};
@@ -304,6 +305,44 @@ fn dashboard_and_alerts_read_only_exported_metrics(pages: &[&str]) {
             }
         }
     }
+}
+
+/// One actor process plays on several threads, each its own games and
+/// connection: as many as `--threads` says, or the run's `actors.threads`
+/// (2 here) when it says nothing; the learner trains on them.
+#[test]
+fn an_actor_process_plays_on_every_thread() {
+    let dir = scratch("distributed_actor_threads");
+    let learner = start_learner_with(
+        &dir,
+        free_port(),
+        free_port(),
+        "learner.log",
+        &["--set", "actors.threads=2"],
+        &Launch::default(),
+    );
+    let launch = Launch::default();
+    let (three, three_metrics) =
+        start_actor_with(&dir, learner.port, "three", &["--threads", "3"], &launch);
+    let (default, default_metrics) = start_actor(&dir, learner.port, 7);
+    for (actor, metrics, threads) in [(&three, three_metrics, 3), (&default, default_metrics, 2)] {
+        wait_for(
+            "every thread to play and the actor to finish games",
+            SHORT,
+            || {
+                let playing = actor.stderr().matches(" playing games=").count();
+                let games = scrape(metrics).and_then(|t| sample(&t, "rnad_actor_games_total"));
+                (playing == threads).then_some(games?).filter(|g| *g > 0.0)
+            },
+            || actor.stderr(),
+        );
+        assert!(
+            actor.stderr().contains(&format!("threads={threads}")),
+            "{}",
+            actor.stderr()
+        );
+    }
+    wait_for_steps(&learner, 20.0, "the learner to take 20 steps");
 }
 
 #[test]

@@ -55,6 +55,20 @@ pub fn positive<T: Number>(value: &T) -> Result<(), OutOfRange> {
     }
 }
 
+/// The most self-play threads one actor process may run.
+pub const MAX_ACTOR_THREADS: usize = 256;
+
+/// 1 to [`MAX_ACTOR_THREADS`] self-play threads.
+pub fn actor_threads(threads: &usize) -> Result<(), OutOfRange> {
+    if (1..=MAX_ACTOR_THREADS).contains(threads) {
+        Ok(())
+    } else {
+        Err(OutOfRange(format!(
+            "must be 1..={MAX_ACTOR_THREADS}, got {threads}"
+        )))
+    }
+}
+
 /// Above zero, `inf` included (no limit).
 pub fn positive_or_infinite(value: &f64) -> Result<(), OutOfRange> {
     if *value > 0.0 {

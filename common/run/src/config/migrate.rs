@@ -19,6 +19,7 @@ type AddedKey = (&'static str, &'static str, fn() -> Value);
 const ADDED: &[AddedKey] = &[
     ("network", "torso", || Value::String("mlp".into())),
     ("network", "head", || Value::String("dense".into())),
+    ("actors", "threads", || Value::Integer(1)),
     ("rnad", "late_batch_start_step", || Value::Integer(0)),
     ("rnad", "late_batch_size", || Value::Integer(0)),
     ("rnad", "learning_rate_decay_steps", || Value::Integer(0)),

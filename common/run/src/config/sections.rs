@@ -10,7 +10,7 @@ use rnad_games::GameSpec;
 use serde::{Deserialize, Serialize};
 
 use super::checks::{
-    any, below_one, deals, layer_widths, non_negative, positive, positive_counts,
+    actor_threads, any, below_one, deals, layer_widths, non_negative, positive, positive_counts,
     positive_or_infinite, unit_interval, zero_or_at_least_one,
 };
 use super::keys::config_section;
@@ -155,6 +155,11 @@ config_section! {
     pub struct ActorConfig {
         /// Actor threads (local) or expected actor processes.
         count: usize => values: "positive; exactly 1 with lockstep", check: positive, resume: Operational;
+        /// Self-play threads in each rnad-actor process, each playing
+        /// games_per_actor games with one batched forward pass a step
+        /// (rnad-actor --threads overrides it; a local run's actors are
+        /// its count threads).
+        threads: usize => values: "1..=256", check: actor_threads, resume: Operational;
         /// Games each actor plays at once, advanced by one batched forward
         /// pass.
         games_per_actor: usize => values: "positive integer", check: positive, resume: Operational;
