@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use candle_core::{Device, Result, Tensor, TensorId};
+use candle_core::{Device, Result, TensorId};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_games::sampling::inverse_cdf;
@@ -200,7 +200,7 @@ impl SelfPlay {
             cells.push_row(state, ids.iter().copied());
         }
         let count = distinct.len() / input;
-        let distinct = NetInput::new(Tensor::from_vec(distinct, (count, input), device)?);
+        let distinct = NetInput::from_rows(distinct, count, input, device)?;
         let net = PolicyValueNet::new(&self.shape, params.tensors())?;
         let (logits, _) = net.forward_cells(&distinct, &cells.on(device, self.shape.actions)?)?;
         let policy = CellPolicy::new(&logits.to_vec1::<f32>()?, cells.offsets()).policy;

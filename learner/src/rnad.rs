@@ -336,11 +336,7 @@ impl Learner {
             .average
             .as_ref()
             .is_some_and(AverageTrainer::weighs_own_reach);
-        let obs = NetInput::new(Tensor::from_vec(
-            distinct,
-            (distinct_rows, self.shape.input),
-            &device,
-        )?);
+        let obs = NetInput::from_rows(distinct, distinct_rows, self.shape.input, &device)?;
         let index_t = Tensor::from_slice(&index, n, &device)?;
         let cells = batch.cells.on(&device, self.shape.actions)?;
         let offsets = batch.cells.offsets();

@@ -5,6 +5,7 @@
 //! NeuRD, the loss) costs what is legal, whatever the game's action count.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use candle_core::{Device, Result, Tensor};
 
@@ -115,6 +116,7 @@ impl LegalCells {
             state: Tensor::from_slice(&self.state, n, device)?,
             action: Tensor::from_slice(&self.action, n, device)?,
             flat: Tensor::from_vec(flat, n, device)?,
+            host: Arc::new((self.state.clone(), self.action.clone())),
         })
     }
 }
@@ -128,6 +130,8 @@ pub struct DeviceCells {
     pub action: Tensor,
     /// Each cell's place in a dense `[states, actions]` logit matrix.
     pub flat: Tensor,
+    /// Each cell's state and action on the host, for the CPU's loops.
+    pub(crate) host: Arc<(Vec<u32>, Vec<u32>)>,
 }
 
 #[cfg(test)]

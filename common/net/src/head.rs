@@ -6,9 +6,12 @@
 //! with one head plays, and resumes, with the other; the choice is what a
 //! learner step and an actor's inference cost. Where a game has thousands
 //! of actions and a state a handful of legal ones (Daihinmin), the dense
-//! head spends most of a step on logits nobody reads.
+//! head spends most of a step on logits nobody reads. On the CPU the
+//! gathered head's products are loops over the cells that read the rows
+//! in place; elsewhere (and under autograd) they are candle's gathers,
+//! which copy a row per cell.
 
-use candle_core::{Module, Result, Tensor};
+use candle_core::{Device, Module, Result, Tensor};
 use candle_nn::Linear;
 use serde::{Deserialize, Serialize};
 
@@ -64,6 +67,18 @@ impl PolicyHead {
                 .logits(features)?
                 .flatten_all()?
                 .index_select(&cells.flat, 0),
+            HeadKind::Gathered if on_host(features, self.layer.weight()) => {
+                let (states, actions) = &*cells.host;
+                let features = Rows::of(features)?;
+                let weight = Rows::of(self.layer.weight())?;
+                let bias = self.bias()?.to_vec1::<f32>()?;
+                let logits: Vec<f32> = states
+                    .iter()
+                    .zip(actions)
+                    .map(|(&s, &a)| dot(features.row(s), weight.row(a)) + bias[a as usize])
+                    .collect();
+                Tensor::from_vec(logits, states.len(), &Device::Cpu)
+            }
             HeadKind::Gathered => {
                 let rows = self.layer.weight().index_select(&cells.action, 0)?;
                 let seen = features.index_select(&cells.state, 0)?;
@@ -97,6 +112,37 @@ impl PolicyHead {
                 let d_weight = d_logits.t()?.matmul(features)?;
                 Ok((d_features, [d_weight, d_logits.sum(0)?]))
             }
+            HeadKind::Gathered if on_host(features, weight) => {
+                let (cell_states, cell_actions) = &*cells.host;
+                let seen = Rows::of(features)?;
+                let rows = Rows::of(weight)?;
+                let d_cells = d_cells.to_vec1::<f32>()?;
+                let mut d_features = vec![0.0f32; states * width];
+                let mut d_weight = vec![0.0f32; actions * width];
+                let mut d_bias = vec![0.0f32; actions];
+                for ((&s, &a), &d) in cell_states.iter().zip(cell_actions).zip(&d_cells) {
+                    let (s, a) = (s as usize, a as usize);
+                    add_scaled(
+                        &mut d_features[s * width..(s + 1) * width],
+                        d,
+                        rows.row(a as u32),
+                    );
+                    add_scaled(
+                        &mut d_weight[a * width..(a + 1) * width],
+                        d,
+                        seen.row(s as u32),
+                    );
+                    d_bias[a] += d;
+                }
+                let cpu = &Device::Cpu;
+                Ok((
+                    Tensor::from_vec(d_features, (states, width), cpu)?,
+                    [
+                        Tensor::from_vec(d_weight, (actions, width), cpu)?,
+                        Tensor::from_vec(d_bias, actions, cpu)?,
+                    ],
+                ))
+            }
             HeadKind::Gathered => {
                 let d = d_cells.unsqueeze(1)?;
                 let rows = weight.index_select(&cells.action, 0)?;
@@ -122,5 +168,59 @@ impl PolicyHead {
             Some(bias) => Ok(bias),
             None => candle_core::bail!("the policy layer is built with a bias"),
         }
+    }
+}
+
+/// Whether the head's products can be the CPU's loops: f32 on the CPU,
+/// outside autograd (whose graph the loops would bypass).
+fn on_host(features: &Tensor, weight: &Tensor) -> bool {
+    [features, weight].iter().all(|t| {
+        matches!(t.device(), Device::Cpu) && t.dtype() == candle_core::DType::F32 && !t.track_op()
+    })
+}
+
+/// A matrix's rows on the host.
+struct Rows {
+    values: Vec<f32>,
+    width: usize,
+}
+
+impl Rows {
+    fn of(matrix: &Tensor) -> Result<Rows> {
+        let (_, width) = matrix.dims2()?;
+        Ok(Rows {
+            values: matrix.flatten_all()?.to_vec1::<f32>()?,
+            width,
+        })
+    }
+
+    fn row(&self, row: u32) -> &[f32] {
+        let start = row as usize * self.width;
+        &self.values[start..start + self.width]
+    }
+}
+
+/// `Σ a·b`, in eight running sums so that the compiler vectorises it.
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut sums = [0.0f32; 8];
+    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = a_chunks
+        .remainder()
+        .iter()
+        .zip(b_chunks.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for k in 0..8 {
+            sums[k] += x[k] * y[k];
+        }
+    }
+    sums.iter().sum::<f32>() + tail
+}
+
+/// `target += scale · source`.
+fn add_scaled(target: &mut [f32], scale: f32, source: &[f32]) {
+    for (t, s) in target.iter_mut().zip(source) {
+        *t += scale * s;
     }
 }

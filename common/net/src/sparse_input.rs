@@ -33,6 +33,25 @@ impl NetInput {
         }
     }
 
+    /// `rows` observations of `width` values each, row after row, on
+    /// `device`: on the CPU their nonzeros are found as they are moved
+    /// in, without reading the tensor back.
+    pub fn from_rows(
+        values: Vec<f32>,
+        rows: usize,
+        width: usize,
+        device: &Device,
+    ) -> Result<NetInput> {
+        let sparse = OnceLock::new();
+        if matches!(device, Device::Cpu) {
+            let _ = sparse.set(SparseRows::of_values(&values, rows, width).map(Arc::new));
+        }
+        Ok(NetInput {
+            obs: Tensor::from_vec(values, (rows, width), device)?,
+            sparse,
+        })
+    }
+
     /// The observations as a tensor.
     pub fn tensor(&self) -> &Tensor {
         &self.obs
@@ -82,10 +101,22 @@ impl SparseRows {
         if width < SPARSE_FROM_WIDTH {
             return Ok(None);
         }
-        let flat = obs.flatten_all()?.to_vec1::<f32>()?;
+        Ok(SparseRows::of_values(
+            &obs.flatten_all()?.to_vec1::<f32>()?,
+            rows,
+            width,
+        ))
+    }
+
+    /// [`SparseRows::of`] for `rows` rows of `width` values, row after
+    /// row.
+    fn of_values(flat: &[f32], rows: usize, width: usize) -> Option<SparseRows> {
+        if width < SPARSE_FROM_WIDTH {
+            return None;
+        }
         let nonzero = flat.iter().filter(|&&v| v != 0.0).count();
         if nonzero as f64 > SPARSE_AT_MOST * flat.len() as f64 {
-            return Ok(None);
+            return None;
         }
         let mut sparse = SparseRows {
             offsets: Vec::with_capacity(rows + 1),
@@ -103,7 +134,7 @@ impl SparseRows {
             }
             sparse.offsets.push(sparse.columns.len());
         }
-        Ok(Some(sparse))
+        Some(sparse)
     }
 
     fn rows(&self) -> usize {
