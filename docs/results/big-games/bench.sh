@@ -17,6 +17,7 @@ after=${AFTER_BIN:-target/release}
 out=${OUT:-docs/results/big-games}
 seconds=${SECONDS_EACH:-10}
 local_seconds=${LOCAL_SECONDS:-60}
+only=${CASES:-}  # names of the cases to run, space-separated (default: all)
 fullgame='universal_poker(betting=nolimit,numPlayers=2,numRounds=4,blind=100 50,firstPlayer=2 1 1 1,numSuits=4,numRanks=13,numHoleCards=2,numBoardCards=0 3 1 1,stack=5000 5000,bettingAbstraction=fullgame)'
 # name, config, extra --set (or nothing), the later build's own extra
 # --set (or nothing)
@@ -24,13 +25,16 @@ cases=(
     "leduc|configs/leduc-reference.toml||"
     "holdem-mlp|configs/holdem.toml||"
     "holdem-card|configs/holdem-card.toml||"
-    "fullgame-mlp|configs/holdem.toml|game=$fullgame|network.head=gathered"
+    "fullgame-mlp|configs/holdem.toml|game=$fullgame|"
     "daihinmin|configs/daihinmin.toml||"
 )
 mkdir -p "$out"
 : >"$out/figures.jsonl"
 for entry in "${cases[@]}"; do
     IFS='|' read -r name config set after_set <<<"$entry"
+    if [ -n "$only" ] && [[ " $only " != *" $name "* ]]; then
+        continue
+    fi
     for who in before after; do
         sets=()
         [ -n "$set" ] && sets=(--set "$set")
