@@ -227,6 +227,28 @@ fn sequences_take_the_joker_below_the_three_or_above_the_two() {
     }
 }
 
+/// The official server's rule: a leader may pass on an empty table, and
+/// when everyone still holding cards has passed after it, the lead comes
+/// back to that leader (not to the last to pass). Seat 0 holds nothing
+/// here, so the passes run 2, 3, 4, 1.
+#[test]
+fn the_leader_of_an_empty_table_leads_again_when_everyone_passes() {
+    let mut state = dealt(with_first(""), 2);
+    for seat in [2, 3, 4, 1] {
+        assert_eq!(to_move(&state), seat);
+        assert!(state.table().is_none());
+        state.apply_action(PASS);
+    }
+    assert_eq!(to_move(&state), 2, "the lead comes back to its leader");
+    assert_eq!(state.passed(), 0, "the passes are forgotten");
+    // The leader may pass again; the round comes back to it once more.
+    for seat in [2, 3, 4, 1] {
+        assert_eq!(to_move(&state), seat);
+        state.apply_action(PASS);
+    }
+    assert_eq!(to_move(&state), 2);
+}
+
 #[test]
 fn twenty_passes_in_a_row_end_the_game_with_places_drawn() {
     let mut state = dealt(["3S 4S", "3H 4H", "3D 4D", "3C 4C", "5S 5H"], 0);

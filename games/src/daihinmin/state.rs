@@ -353,11 +353,21 @@ impl DaihinminState {
         }
         match self.next_to_act(seat) {
             Some(next) => self.to_move = next,
-            // Everyone holding cards passed: the last to play leads (the
-            // leader of an empty table, if it passed too).
+            // Everyone holding cards passed: the last to play leads. On an
+            // empty table the lead goes back to the seat that had it, as
+            // the official server (tndhms) gives it: everyone passed once,
+            // in turn from that seat, so it is the first with cards after
+            // the last to pass.
             None => {
-                let leader = self.table.map_or(seat, |(_, owner)| owner);
-                self.clear_table(leader);
+                let n = self.rules.players;
+                let leader = match self.table {
+                    Some((_, owner)) => Some(owner),
+                    None => self.next_with_cards((seat + 1) % n),
+                };
+                match leader {
+                    Some(leader) => self.clear_table(leader),
+                    None => self.end_game(),
+                }
             }
         }
     }
