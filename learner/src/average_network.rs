@@ -195,15 +195,7 @@ impl AverageTrainer {
         };
         let obs = NetInput::new(Tensor::from_vec(gather(|v| &v.obs), (n, input), device)?);
         let cells = LegalCells::from_masks(&gather(|v| &v.legal), actions);
-        let target: Vec<f32> = drawn
-            .iter()
-            .enumerate()
-            .flat_map(|(row, v)| {
-                cells
-                    .row(row)
-                    .map(|c| v.policy[cells.actions()[c] as usize])
-            })
-            .collect();
+        let target = cells.gather(&gather(|v| &v.policy), actions);
         let on_device = cells.on(device, actions)?;
         let recorded = RecordedForward::record(&self.shape, params.tensors(), &obs, &on_device)?;
         // Cross-entropy −Σ p log π̄ over the legal actions, averaged over

@@ -75,8 +75,7 @@ impl Batch {
                     .cells
                     .push_row(obs_index[start + t], decision.legal.iter().copied());
                 let k = decision
-                    .legal
-                    .binary_search(&decision.action)
+                    .taken()
                     .expect("a validated decision's action is among its legal ones");
                 batch.taken.push(first + k);
                 batch.behaviour.push(decision.behaviour[k]);

@@ -359,24 +359,24 @@ impl Learner {
         let log_pi_reg = CellPolicy::new(&forward(&self.state.reg)?.0, offsets).log_policy;
 
         // 2. Entropy schedule (θ_reg' has weight 0 once α reaches 1).
-        let log_reg: Vec<f32> = if point.alpha < 1.0 {
+        let blended = if point.alpha < 1.0 {
             let log_pi_reg_prev =
                 CellPolicy::new(&forward(&self.state.reg_prev)?.0, offsets).log_policy;
             let alpha = point.alpha as f32;
-            online
-                .log_policy
+            log_pi_reg
                 .iter()
-                .zip(log_pi_reg.iter().zip(&log_pi_reg_prev))
-                .map(|(log_pi, (now, before))| log_pi - (now * alpha + before * (1.0 - alpha)))
+                .zip(&log_pi_reg_prev)
+                .map(|(now, before)| now * alpha + before * (1.0 - alpha))
                 .collect()
         } else {
-            online
-                .log_policy
-                .iter()
-                .zip(&log_pi_reg)
-                .map(|(log_pi, reg)| log_pi - reg)
-                .collect()
+            log_pi_reg
         };
+        let log_reg: Vec<f32> = online
+            .log_policy
+            .iter()
+            .zip(&blended)
+            .map(|(log_pi, reg)| log_pi - reg)
+            .collect();
 
         // 3. V-trace per player.
         let value_v = row_values(&target_values)?;
@@ -432,7 +432,7 @@ impl Learner {
                 distinct_obs,
                 index,
                 others_log_reach: weighs_own_reach.then(|| batch.others_log_reach()),
-                legal: batch.cells.spread(&vec![1.0; batch.cells.len()], actions),
+                legal: batch.cells.masks(actions),
                 target_policy: batch.cells.spread(&target_policy, actions),
             });
         Ok((grads, stats, probe, visited))

@@ -90,6 +90,23 @@ impl LegalCells {
             .map(|k| cells.start + k)
     }
 
+    /// The rows' legal masks, `actions` entries a row: the inverse of
+    /// [`LegalCells::from_masks`].
+    pub fn masks(&self, actions: usize) -> Vec<f32> {
+        self.spread(&vec![1.0; self.len()], actions)
+    }
+
+    /// Dense rows of `actions` entries read at each row's cells: the
+    /// inverse of [`LegalCells::spread`] on the legal entries.
+    pub fn gather(&self, dense: &[f32], actions: usize) -> Vec<f32> {
+        (0..self.rows())
+            .flat_map(|row| {
+                self.row(row)
+                    .map(move |cell| dense[row * actions + self.action[cell] as usize])
+            })
+            .collect()
+    }
+
     /// Values per cell spread into rows of `actions` entries (0 where a
     /// row has no cell): what a consumer of dense rows reads.
     pub fn spread(&self, per_cell: &[f32], actions: usize) -> Vec<f32> {
@@ -152,6 +169,10 @@ mod tests {
         let dense = cells.spread(&[1.0, 2.0, 3.0, 4.0, 5.0], 5);
         assert_eq!(&dense[..5], &[0.0, 1.0, 0.0, 0.0, 2.0]);
         assert_eq!(&dense[5..10], &[3.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(cells.gather(&dense, 5), [1.0, 2.0, 3.0, 4.0, 5.0]);
+        let masks = cells.masks(5);
+        assert_eq!(&masks[..5], &[0.0, 1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(LegalCells::from_masks(&masks, 5).actions(), cells.actions());
         let on = cells.on(&Device::Cpu, 5).unwrap();
         // State 2's action 0 sits at 2·5 + 0 of a dense matrix.
         assert_eq!(on.flat.to_vec1::<u32>().unwrap(), vec![1, 4, 10, 1, 4]);

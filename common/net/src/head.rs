@@ -75,7 +75,10 @@ impl PolicyHead {
                 let logits: Vec<f32> = states
                     .iter()
                     .zip(actions)
-                    .map(|(&s, &a)| dot(features.row(s), weight.row(a)) + bias[a as usize])
+                    .map(|(&s, &a)| {
+                        let (s, a) = (s as usize, a as usize);
+                        dot(features.row(s), weight.row(a)) + bias[a]
+                    })
                     .collect();
                 Tensor::from_vec(logits, states.len(), &Device::Cpu)
             }
@@ -122,16 +125,8 @@ impl PolicyHead {
                 let mut d_bias = vec![0.0f32; actions];
                 for ((&s, &a), &d) in cell_states.iter().zip(cell_actions).zip(&d_cells) {
                     let (s, a) = (s as usize, a as usize);
-                    add_scaled(
-                        &mut d_features[s * width..(s + 1) * width],
-                        d,
-                        rows.row(a as u32),
-                    );
-                    add_scaled(
-                        &mut d_weight[a * width..(a + 1) * width],
-                        d,
-                        seen.row(s as u32),
-                    );
+                    add_scaled(&mut d_features[s * width..(s + 1) * width], d, rows.row(a));
+                    add_scaled(&mut d_weight[a * width..(a + 1) * width], d, seen.row(s));
                     d_bias[a] += d;
                 }
                 let cpu = &Device::Cpu;
@@ -194,8 +189,8 @@ impl Rows {
         })
     }
 
-    fn row(&self, row: u32) -> &[f32] {
-        let start = row as usize * self.width;
+    fn row(&self, row: usize) -> &[f32] {
+        let start = row * self.width;
         &self.values[start..start + self.width]
     }
 }

@@ -1,10 +1,10 @@
 //! The MLP torso: linear layers, each followed by a ReLU; the first over
 //! mostly-zero inputs by their nonzeros ([`crate::sparse_input`]).
 
+use std::sync::Arc;
+
 use candle_core::{Module, Result, Tensor};
 use candle_nn::{linear, Linear, VarBuilder};
-
-use std::sync::Arc;
 
 use crate::sparse_input::{NetInput, SparseRows};
 

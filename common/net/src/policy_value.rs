@@ -264,7 +264,7 @@ impl RecordedForward {
                 let (d_features, policy) = net.policy.gradients(features, cells, d_logits)?;
                 let d_values = d_values.unsqueeze(1)?;
                 let d_features = (d_features + d_values.matmul(net.value.weight())?)?;
-                let value = [d_values.t()?.matmul(features)?, d_values.sum(0)?];
+                let value = backprop::linear_gradients(&d_values, features)?;
                 let mut gradients = torso.parameter_gradients(d_features)?;
                 gradients.extend(policy.into_iter().chain(value));
                 Ok(gradients)

@@ -125,7 +125,7 @@ impl SparseRows {
             width,
         };
         sparse.offsets.push(0);
-        for row in flat.chunks_exact(width.max(1)).take(rows) {
+        for row in flat.chunks_exact(width).take(rows) {
             for (column, &value) in row.iter().enumerate() {
                 if value != 0.0 {
                     sparse.columns.push(column as u32);

@@ -103,9 +103,7 @@ impl Torso {
             }
         })
     }
-}
 
-impl Torso {
     /// The features of `input`, read by its nonzeros where the torso can.
     pub(crate) fn forward_input(&self, input: &NetInput) -> Result<Tensor> {
         match self {

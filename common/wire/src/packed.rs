@@ -297,6 +297,7 @@ impl Visitor<'_> for BytesVisitor {
 mod tests {
     use std::pin::Pin;
 
+    use serde::de::DeserializeOwned;
     use serde::{Deserialize, Serialize};
     use tarpc::tokio_serde::formats::Bincode;
     use tarpc::tokio_serde::{Deserializer, Serializer};
@@ -315,14 +316,14 @@ mod tests {
     }
 
     /// `value` as the RPC transport encodes it.
-    fn encode(value: &Columns) -> Vec<u8> {
-        let mut codec = Bincode::<Columns, Columns>::default();
+    fn encode<T: Serialize + DeserializeOwned + Unpin>(value: &T) -> Vec<u8> {
+        let mut codec = Bincode::<T, T>::default();
         Pin::new(&mut codec).serialize(value).unwrap().to_vec()
     }
 
     /// `bytes` as the RPC transport decodes them.
-    fn decode(bytes: &[u8]) -> std::io::Result<Columns> {
-        let mut codec = Bincode::<Columns, Columns>::default();
+    fn decode<T: Serialize + DeserializeOwned + Unpin>(bytes: &[u8]) -> std::io::Result<T> {
+        let mut codec = Bincode::<T, T>::default();
         Pin::new(&mut codec).deserialize(&BytesMut::from(bytes))
     }
 
@@ -353,7 +354,7 @@ mod tests {
         assert_eq!(&encoded[29..36], &[6, 1, 0, 0x34, 0x12, 0xff, 0xff]);
         let le: Vec<u8> = floats.iter().flat_map(|v| v.to_le_bytes()).collect();
         assert_eq!(&encoded[1..25], le.as_slice());
-        let back = decode(&encoded).unwrap();
+        let back = decode::<Columns>(&encoded).unwrap();
         assert_eq!(
             back.floats.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
             floats.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
@@ -375,37 +376,30 @@ mod tests {
             sets: vec![],
         });
         encoded[0] = 7;
-        let err = decode(&encoded).unwrap_err();
+        let err = decode::<Columns>(&encoded).unwrap_err();
         assert!(
             err.to_string().contains("7 bytes is not a whole number"),
             "{err}"
         );
         encoded[0] = 200;
-        assert!(decode(&encoded).is_err());
+        assert!(decode::<Columns>(&encoded).is_err());
         // A length of 2^40 bytes (marker 253, then eight bytes) in a short
         // message is an error, not an allocation of a terabyte.
         let mut huge = vec![253];
         huge.extend_from_slice(&(1u64 << 40).to_le_bytes());
         huge.extend_from_slice(&encoded[1..]);
-        assert!(decode(&huge).is_err());
+        assert!(decode::<Columns>(&huge).is_err());
     }
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Compact(#[serde(with = "super::compact_f32s")] Vec<f32>);
 
     fn encode_compact(values: &[f32]) -> Vec<u8> {
-        let mut codec = Bincode::<Compact, Compact>::default();
-        Pin::new(&mut codec)
-            .serialize(&Compact(values.to_vec()))
-            .unwrap()
-            .to_vec()
+        encode(&Compact(values.to_vec()))
     }
 
     fn decode_compact(bytes: &[u8]) -> std::io::Result<Vec<f32>> {
-        let mut codec = Bincode::<Compact, Compact>::default();
-        Pin::new(&mut codec)
-            .deserialize(&BytesMut::from(bytes))
-            .map(|c| c.0)
+        decode::<Compact>(bytes).map(|c| c.0)
     }
 
     /// Whole numbers 0..=255 travel as a byte each, the few other values

@@ -30,11 +30,14 @@ pub struct Decision<'a> {
 }
 
 impl Decision<'_> {
+    /// Where the action taken stands among the legal ones, if it does.
+    pub fn taken(&self) -> Option<usize> {
+        self.legal.binary_search(&self.action).ok()
+    }
+
     /// μ of the action taken (0 where it is not among the legal ones).
     pub fn behaviour_of_action(&self) -> f32 {
-        self.legal
-            .binary_search(&self.action)
-            .map_or(0.0, |k| self.behaviour[k])
+        self.taken().map_or(0.0, |k| self.behaviour[k])
     }
 }
 
@@ -243,7 +246,7 @@ impl Decision<'_> {
         if usize::from(self.player) >= dims.players {
             return Err(format!("player {} out of range", self.player));
         }
-        if self.legal.binary_search(&self.action).is_err() {
+        if self.taken().is_none() {
             return Err(format!(
                 "action {} is not among the legal actions {:?}",
                 self.action, self.legal

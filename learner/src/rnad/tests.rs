@@ -175,13 +175,12 @@ fn autograd_gradient(learner: &Learner, trajectories: &[Trajectory]) -> Vec<Vec<
         )
     };
     let cells = &batch.cells;
-    let legal = cells.spread(&vec![1.0; cells.len()], actions);
+    let legal = cells.masks(actions);
     let at_cells = |dense: &Tensor| -> Vec<f32> {
-        let dense = dense.flatten_all().unwrap().to_vec1::<f32>().unwrap();
-        (0..n)
-            .flat_map(|row| cells.row(row).map(move |c| (row, c)))
-            .map(|(row, c)| dense[row * actions + cells.actions()[c] as usize])
-            .collect()
+        cells.gather(
+            &dense.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+            actions,
+        )
     };
     let mask = Tensor::from_slice(&legal, (n, actions), cpu).unwrap();
     let vars: Vec<Var> = learner

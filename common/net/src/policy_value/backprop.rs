@@ -81,6 +81,6 @@ impl MlpRecord {
 
 /// A linear layer's weight and bias gradients, from the gradient at its
 /// output (`[N, out]`) and its input (`[N, in]`).
-fn linear_gradients(d_output: &Tensor, input: &Tensor) -> Result<[Tensor; 2]> {
+pub(super) fn linear_gradients(d_output: &Tensor, input: &Tensor) -> Result<[Tensor; 2]> {
     Ok([d_output.t()?.matmul(input)?, d_output.sum(0)?])
 }
