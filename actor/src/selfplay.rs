@@ -4,7 +4,9 @@
 //! moves, stacks the acting players' information-state tensors, runs one
 //! forward pass, samples each game's action from the legal softmax, and
 //! records the decision. A game that ends becomes a trajectory (its last
-//! decision carries the returns) and a fresh game takes its place. The
+//! decision carries the returns) and the next takes its place: the next
+//! of its series where the game plays series ([`State::next_episode`],
+//! Daihinmin's UECda matches), else a fresh one. The
 //! forward pass runs on the actor's device (the CPU unless
 //! [`SelfPlay::on_device`] names a GPU); the games stay on the CPU.
 
@@ -133,7 +135,11 @@ impl SelfPlay {
     }
 
     fn fresh_slot(&mut self) -> Slot {
-        let mut state = self.game.new_initial_state();
+        let state = self.game.new_initial_state();
+        self.slot_from(state)
+    }
+
+    fn slot_from(&mut self, mut state: Box<dyn State>) -> Slot {
         skip_chance(&mut self.rng, state.as_mut());
         Slot {
             state,
@@ -235,7 +241,10 @@ impl SelfPlay {
                 finished.push(game);
                 done[i] = true;
                 if refill {
-                    self.slots[i] = self.fresh_slot();
+                    self.slots[i] = match slot.state.next_episode() {
+                        Some(next) => self.slot_from(next),
+                        None => self.fresh_slot(),
+                    };
                 }
             }
         }

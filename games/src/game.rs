@@ -214,6 +214,13 @@ pub trait State: Send + fmt::Debug {
     /// This state as its own type, for players written for one game
     /// (Daihinmin's rule-based and Monte-Carlo players read its cards).
     fn as_any(&self) -> &dyn std::any::Any;
+    /// Where this finished state is one game of a series that self-play
+    /// plays as separate episodes (Daihinmin's games of a UECda match),
+    /// the state the next episode starts from; none where the next
+    /// episode is a fresh initial state.
+    fn next_episode(&self) -> Option<Box<dyn State>> {
+        None
+    }
 }
 
 impl Clone for Box<dyn State> {

@@ -337,6 +337,142 @@ fn the_exchange_takes_the_strongest_cards_and_gives_back_any() {
 }
 
 #[test]
+fn the_daifugo_knows_what_it_gave_back_but_not_which_cards_it_got() {
+    // The official server shows the daifugo and fugo their hand after the
+    // gifts came in, the hinmin and daihinmin theirs before they gave.
+    let g = game("daihinmin(ranks=2 5 1 4 3)");
+    let mut state = g.initial_state();
+    for card in 0..53 {
+        state.apply_action(card);
+    }
+    for _ in 0..3 {
+        let first = state.legal_actions()[0];
+        state.apply_action(first);
+    }
+    assert!(!state.in_exchange());
+    let (daifugo, fugo, hinmin, daihinmin) = (2, 0, 3, 1);
+    assert_eq!(state.exchanged(daifugo).0, parse_cards("2H AS").unwrap());
+    assert_eq!(
+        state.seen_exchange(daifugo),
+        (0, state.exchanged(daifugo).1)
+    );
+    assert_eq!(state.seen_exchange(fugo), (0, state.exchanged(fugo).1));
+    assert_eq!(state.exchanged(fugo).1.count_ones(), 1);
+    for poor in [hinmin, daihinmin] {
+        assert_eq!(state.seen_exchange(poor), state.exchanged(poor));
+    }
+    assert_eq!(
+        state.seen_exchange(daihinmin),
+        (state.exchanged(daifugo).1, parse_cards("2H AS").unwrap())
+    );
+    // The information state says so too: the daifugo's shows no cards got.
+    let text = state.information_state_string(daifugo);
+    assert!(text.contains(" got - |"), "{text}");
+    assert!(state
+        .information_state_string(daihinmin)
+        .contains(" got 3S"));
+}
+
+#[test]
+fn the_seating_is_drawn_anew_every_three_games_and_deal_and_turns_follow_it() {
+    use rand::{RngExt, SeedableRng};
+    let g = game("daihinmin(games=4)");
+    let mut state = g.initial_state();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let mut draws = Vec::new();
+    while state.games_done() < 3 {
+        let undealt = state.hands().iter().all(|&h| h == 0);
+        if undealt && state.turn() == Turn::Chance && state.chance_outcomes().len() == 120 {
+            draws.push(state.games_done());
+        }
+        let moves = state.moves();
+        state.apply_action(moves[rng.random_range(0..moves.len())]);
+    }
+    assert!(draws.is_empty(), "the first game keeps the seats' order");
+    // Game 4: chance draws the seating (5! = 120 orders, lexicographic):
+    // the last is 4 3 2 1 0, everyone's neighbours reversed.
+    assert_eq!(state.chance_outcomes().len(), 120);
+    state.apply_action(119);
+    assert_eq!(state.order(), [4, 3, 2, 1, 0]);
+    // The deal starts at the daifugo and goes round in the new order.
+    let daifugo = state.ranks().unwrap().iter().position(|&r| r == 1).unwrap();
+    for card in 0..10 {
+        let before = state.hands().to_vec();
+        state.apply_action(card);
+        let got = (0..5).find(|&s| state.hands()[s] != before[s]).unwrap();
+        assert_eq!(got, (daifugo + 5 - card % 5) % 5, "card {card}");
+    }
+    for card in 10..53 {
+        state.apply_action(card);
+    }
+    while state.in_exchange() {
+        let first = state.legal_actions()[0];
+        state.apply_action(first);
+    }
+    // Passes go round the same way: each next seat is the one before.
+    let leader = to_move(&state);
+    state.apply_action(PASS);
+    assert_eq!(to_move(&state), (leader + 4) % 5);
+    assert!(state
+        .information_state_string(0)
+        .contains("order [4, 3, 2, 1, 0]"));
+}
+
+#[test]
+fn a_series_plays_each_game_as_its_own_episode_carrying_ranks_and_seats() {
+    use rand::{RngExt, SeedableRng};
+    let g = game("daihinmin(series=4)");
+    let mut state: Box<dyn State> = Box::new(g.initial_state());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+    let mut previous_places: Option<Vec<usize>> = None;
+    for episode in 0..4 {
+        let typed = state.as_any().downcast_ref::<DaihinminState>().unwrap();
+        assert_eq!(typed.games_done(), 0);
+        // The seating is drawn before the fourth game only.
+        let draws_first = state.turn() == Turn::Chance && state.chance_outcomes().len() == 120;
+        assert_eq!(draws_first, episode == 3, "episode {episode}");
+        match &previous_places {
+            None => assert!(typed.ranks().is_none()),
+            Some(places) => {
+                let ranks = typed.ranks().expect("ranks carried");
+                for (place, &seat) in places.iter().enumerate() {
+                    assert_eq!(ranks[seat], place + 1);
+                }
+            }
+        }
+        while state.turn() != Turn::Terminal {
+            let moves = state.moves();
+            state.apply_action(moves[rng.random_range(0..moves.len())]);
+        }
+        // This game's points alone, less their mean 3.
+        let returns = state.returns();
+        let mut sorted = returns.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert_eq!(sorted, [-2.0, -1.0, 0.0, 1.0, 2.0]);
+        let typed = state.as_any().downcast_ref::<DaihinminState>().unwrap();
+        previous_places = Some(typed.places().to_vec());
+        match state.next_episode() {
+            Some(next) => state = next,
+            None => {
+                assert_eq!(episode, 3, "the series ends after its fourth game");
+                return;
+            }
+        }
+    }
+    panic!("a fifth episode");
+}
+
+#[test]
+fn series_and_games_are_not_both_above_one() {
+    assert!("daihinmin(series=100)".parse::<GameSpec>().is_ok());
+    let error = "daihinmin(series=100,games=3)"
+        .parse::<GameSpec>()
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("series and games"), "{error}");
+}
+
+#[test]
 fn ranks_must_be_each_seat_a_different_rank() {
     for bad in [
         "daihinmin(ranks=1 2 3 4 4)",

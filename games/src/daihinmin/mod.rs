@@ -9,7 +9,11 @@
 //! daifugo … n the daihinmin); without it the first deal is a first game:
 //! no exchange, dealt from a seat chance picks. Each later deal carries the
 //! ranks from the one before (afresh every 100 games, as the official
-//! server does); seats are not redrawn.
+//! server does), and the seating is drawn anew every 3 games (the first
+//! game's is the seats' own order). With `series` = S a game is one
+//! episode of S played back to back the same way
+//! ([`State::next_episode`]): what self-play trains on, the states a
+//! UECda match reaches, each game's points its own returns.
 //!
 //! Returns are the points (n for first place … 1 for last) less their
 //! mean, so that the game is zero-sum; matches report points.
@@ -23,7 +27,7 @@ use std::sync::Arc;
 
 pub use cards::{card_text, cards_text, parse_cards, Cards, JOKER};
 pub use plays::{catalogue, Catalogue, Kind, Play, PASS};
-pub use state::{DaihinminState, PASS_LIMIT, RANK_RESET};
+pub use state::{DaihinminState, PASS_LIMIT, RANK_RESET, SEAT_CHANGE};
 
 use crate::bots::RuleBot;
 use crate::capabilities::{Capabilities, Units};
@@ -53,7 +57,15 @@ pub(crate) static INFO: GameInfo = GameInfo {
         },
         ParamInfo {
             name: "games",
-            help: "games in one match, each after the first dealt and exchanged by the ranks of the one before (afresh every 100); returns are the points of all of them",
+            help: "games in one match, each after the first dealt and exchanged by the ranks of the one before (afresh every 100), seats drawn anew every 3 games; returns are the points of all of them",
+            domain: ParamDomain::Int { min: 1, max: 1000 },
+            default: int_default::<1>,
+            default_text: "1",
+            in_openspiel: false,
+        },
+        ParamInfo {
+            name: "series",
+            help: "games self-play plays back to back as a UECda match, each its own episode: the next dealt and exchanged by the ranks of the one before (afresh every 100), seats drawn anew every 3 games; 1: every episode a first game",
             domain: ParamDomain::Int { min: 1, max: 1000 },
             default: int_default::<1>,
             default_text: "1",
@@ -77,6 +89,11 @@ pub(crate) static INFO: GameInfo = GameInfo {
 
 fn check(spec: &GameSpec) -> Result<(), Unplayable> {
     let players = spec.int("players") as usize;
+    if spec.int("series") > 1 && spec.int("games") > 1 {
+        return Err(Unplayable(
+            "series and games both above 1: a series plays each game as its own episode, games sums a match into one; give one of them".into(),
+        ));
+    }
     let ranks = spec.ints("ranks");
     if ranks.is_empty() {
         return Ok(());
@@ -100,6 +117,9 @@ pub struct Rules {
     pub ranks: Option<Vec<usize>>,
     /// Games in the match.
     pub games: usize,
+    /// Games in the series self-play plays one after another, each its
+    /// own episode.
+    pub series: usize,
 }
 
 impl Rules {
@@ -138,6 +158,7 @@ impl Daihinmin {
             players: spec.int("players") as usize,
             ranks: (!ranks.is_empty()).then(|| ranks.iter().map(|&r| r as usize).collect()),
             games: spec.int("games") as usize,
+            series: spec.int("series") as usize,
         };
         Daihinmin {
             spec,

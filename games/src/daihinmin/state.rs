@@ -18,6 +18,8 @@ pub const PASS_LIMIT: usize = 20;
 /// Where a game is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
+    /// Chance draws the seating, before every third game of a match.
+    DrawSeats,
     /// Chance picks the seat dealt to first (first games only).
     FirstSeat,
     /// Chance deals the next card.
@@ -38,6 +40,10 @@ pub struct DaihinminState {
     rules: Arc<Rules>,
     phase: Phase,
     hands: Vec<Cards>,
+    /// The seats in playing order around the table (the deal and the
+    /// turns go this way), and each seat's index in it.
+    order: Vec<usize>,
+    order_index: Vec<usize>,
     /// The seat the next card goes to.
     deal_to: usize,
     /// Cards still to deal.
@@ -65,7 +71,9 @@ pub struct DaihinminState {
     moves: Vec<(u8, u16)>,
     /// This game's ranks from the game before, by seat (1 = daifugo).
     ranks: Option<Vec<usize>>,
-    /// Games finished, and each seat's points in them.
+    /// Games of the match (or series) played before this one.
+    match_game: usize,
+    /// Games finished in this episode, and each seat's points in them.
     games_done: usize,
     points: Vec<f64>,
     /// Games after which the state is terminal (the match's, or fewer for
@@ -77,12 +85,18 @@ pub struct DaihinminState {
 /// the official server does.
 pub const RANK_RESET: usize = 100;
 
+/// Games after which the seating is drawn again, as the official server
+/// does by default.
+pub const SEAT_CHANGE: usize = 3;
+
 impl DaihinminState {
     pub(crate) fn new(rules: Arc<Rules>) -> DaihinminState {
         let players = rules.players;
         let mut state = DaihinminState {
             phase: Phase::FirstSeat,
             hands: vec![0; players],
+            order: (0..players).collect(),
+            order_index: (0..players).collect(),
             deal_to: 0,
             undealt: super::cards::DECK,
             played: vec![0; players],
@@ -98,6 +112,7 @@ impl DaihinminState {
             passes_in_a_row: 0,
             moves: Vec::new(),
             ranks: rules.ranks.clone(),
+            match_game: 0,
             games_done: 0,
             points: vec![0.0; players],
             games_total: rules.games,
@@ -107,9 +122,20 @@ impl DaihinminState {
         state
     }
 
+    /// A fresh game: the seating drawn anew where one is due (every
+    /// [`SEAT_CHANGE`] games of a match, the first game's seating being
+    /// the seats' own order), then the deal.
+    fn start_deal(&mut self) {
+        if self.match_game > 0 && self.match_game.is_multiple_of(SEAT_CHANGE) {
+            self.phase = Phase::DrawSeats;
+        } else {
+            self.begin_deal();
+        }
+    }
+
     /// A fresh deal under `self.ranks`: dealt from the daifugo after a
     /// ranked game, from a seat chance picks otherwise.
-    fn start_deal(&mut self) {
+    fn begin_deal(&mut self) {
         let n = self.rules.players;
         self.hands = vec![0; n];
         self.undealt = super::cards::DECK;
@@ -142,18 +168,44 @@ impl DaihinminState {
     /// over.
     fn end_game(&mut self) {
         let n = self.rules.players;
-        let mut ranks = vec![0; n];
         for (place, &seat) in self.places.iter().enumerate() {
             self.points[seat] += (n - place) as f64;
-            ranks[seat] = place + 1;
         }
         self.games_done += 1;
+        self.match_game += 1;
         if self.games_done >= self.games_total {
             self.phase = Phase::Over;
             return;
         }
-        self.ranks = (!self.games_done.is_multiple_of(RANK_RESET)).then_some(ranks);
+        self.carry_ranks();
         self.start_deal();
+    }
+
+    /// The ranks the next game of the match is played under: this game's
+    /// places, or none where the match starts them afresh.
+    fn carry_ranks(&mut self) {
+        let mut ranks = vec![0; self.rules.players];
+        for (place, &seat) in self.places.iter().enumerate() {
+            ranks[seat] = place + 1;
+        }
+        self.ranks = (!self.match_game.is_multiple_of(RANK_RESET)).then_some(ranks);
+    }
+
+    /// Where this finished game is one of a series (`series` > 1) with
+    /// games still to come, the next one as its own episode: ranks
+    /// carried from these places, the seating kept or drawn anew, points
+    /// from zero.
+    pub fn next_in_series(&self) -> Option<DaihinminState> {
+        if self.phase != Phase::Over || self.match_game >= self.rules.series {
+            return None;
+        }
+        let mut next = self.clone();
+        next.points = vec![0.0; self.rules.players];
+        next.games_done = 0;
+        next.games_total = 1;
+        next.carry_ranks();
+        next.start_deal();
+        Some(next)
     }
 
     /// A state in the middle of play, for tests and the Monte-Carlo
@@ -201,20 +253,26 @@ impl DaihinminState {
         self.hands[seat] != 0
     }
 
+    /// The seat `k` places after `seat` in playing order.
+    fn after(&self, seat: usize, k: usize) -> usize {
+        let n = self.rules.players;
+        self.order[(self.order_index[seat] + k) % n]
+    }
+
     /// The next seat after `from` (cyclically, `from` itself last) still
     /// holding cards and not out of the trick.
     fn next_to_act(&self, from: usize) -> Option<usize> {
-        let n = self.rules.players;
-        (1..=n)
-            .map(|k| (from + k) % n)
+        (1..=self.rules.players)
+            .map(|k| self.after(from, k))
             .find(|&s| self.in_game(s) && self.passed & (1 << s) == 0)
     }
 
     /// The next seat after `from` (cyclically, `from` itself first)
     /// holding cards.
     fn next_with_cards(&self, from: usize) -> Option<usize> {
-        let n = self.rules.players;
-        (0..n).map(|k| (from + k) % n).find(|&s| self.in_game(s))
+        (0..self.rules.players)
+            .map(|k| self.after(from, k))
+            .find(|&s| self.in_game(s))
     }
 
     /// Whether the player to move holds `play` and it may go on the table.
@@ -359,10 +417,9 @@ impl DaihinminState {
             // in turn from that seat, so it is the first with cards after
             // the last to pass.
             None => {
-                let n = self.rules.players;
                 let leader = match self.table {
                     Some((_, owner)) => Some(owner),
-                    None => self.next_with_cards((seat + 1) % n),
+                    None => self.next_with_cards(self.after(seat, 1)),
                 };
                 match leader {
                     Some(leader) => self.clear_table(leader),
@@ -410,7 +467,7 @@ impl DaihinminState {
 impl State for DaihinminState {
     fn turn(&self) -> Turn {
         match self.phase {
-            Phase::FirstSeat | Phase::Deal | Phase::DrawPlaces => Turn::Chance,
+            Phase::DrawSeats | Phase::FirstSeat | Phase::Deal | Phase::DrawPlaces => Turn::Chance,
             Phase::Exchange | Phase::Play => Turn::Player(self.to_move),
             Phase::Over => Turn::Terminal,
         }
@@ -428,6 +485,10 @@ impl State for DaihinminState {
 
     fn chance_outcomes(&self) -> Vec<(Action, f64)> {
         match self.phase {
+            Phase::DrawSeats => {
+                let count: usize = (1..=self.rules.players).product();
+                (0..count).map(|i| (i, 1.0 / count as f64)).collect()
+            }
             Phase::FirstSeat => {
                 let n = self.rules.players;
                 (0..n).map(|s| (s, 1.0 / n as f64)).collect()
@@ -446,6 +507,14 @@ impl State for DaihinminState {
 
     fn apply_action(&mut self, action: Action) {
         match self.phase {
+            Phase::DrawSeats => {
+                let seats: Vec<usize> = (0..self.rules.players).collect();
+                self.order = DaihinminState::ordering(&seats, action);
+                for (index, &seat) in self.order.iter().enumerate() {
+                    self.order_index[seat] = index;
+                }
+                self.begin_deal();
+            }
             Phase::FirstSeat => {
                 assert!(action < self.rules.players, "seat {action}");
                 self.deal_to = action;
@@ -459,7 +528,7 @@ impl State for DaihinminState {
                 );
                 self.undealt &= !bit;
                 self.hands[self.deal_to] |= bit;
-                self.deal_to = (self.deal_to + 1) % self.rules.players;
+                self.deal_to = self.after(self.deal_to, 1);
                 if self.undealt == 0 {
                     self.after_deal();
                 }
@@ -517,12 +586,16 @@ impl State for DaihinminState {
     fn information_state_string(&self, player: usize) -> String {
         let mut out = format!("seat {player} hand {}", cards_text(self.hands[player]));
         if let Some(ranks) = &self.ranks {
+            let (received, given) = self.seen_exchange(player);
             let _ = write!(
                 out,
                 " | ranks {ranks:?} gave {} got {}",
-                cards_text(self.given[player]),
-                cards_text(self.received[player])
+                cards_text(given),
+                cards_text(received)
             );
+        }
+        if self.order.iter().enumerate().any(|(i, &seat)| i != seat) {
+            let _ = write!(out, " | order {:?}", self.order);
         }
         let sizes: Vec<u32> = self.hands.iter().map(|h| h.count_ones()).collect();
         let _ = write!(out, " | cards {sizes:?} | places {:?}", self.places);
@@ -559,7 +632,8 @@ impl State for DaihinminState {
             passed: self.passed,
             places: &self.places,
             to_move: self.to_move,
-            exchanged: self.exchanged(player),
+            order_index: &self.order_index,
+            exchanged: self.seen_exchange(player),
             ranks: self.ranks.as_deref(),
         };
         super::tensor::write(&seen, player, out);
@@ -571,6 +645,11 @@ impl State for DaihinminState {
 
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+
+    fn next_episode(&self) -> Option<Box<dyn State>> {
+        self.next_in_series()
+            .map(|next| Box::new(next) as Box<dyn State>)
     }
 }
 
@@ -588,6 +667,21 @@ impl DaihinminState {
     /// Cards `seat` received and gave in the exchange.
     pub fn exchanged(&self, seat: usize) -> (Cards, Cards) {
         (self.received[seat], self.given[seat])
+    }
+
+    /// What `seat` knows of the exchange: the cards it gave, and those it
+    /// received where it can tell them apart. The official server shows
+    /// the daifugo and fugo only their hand after the poorest's gifts
+    /// came in, so they know what they gave back but not what they got;
+    /// the hinmin and daihinmin saw their hand before giving and after
+    /// receiving, so they know both.
+    pub fn seen_exchange(&self, seat: usize) -> (Cards, Cards) {
+        let chose_gifts = self.ranks.as_ref().is_some_and(|ranks| {
+            let choosers = if self.rules.players >= 4 { 2 } else { 1 };
+            ranks[seat] <= choosers
+        });
+        let received = if chose_gifts { 0 } else { self.received[seat] };
+        (received, self.given[seat])
     }
 
     /// This state with the cards `seat` cannot see dealt anew: every other
@@ -677,6 +771,11 @@ impl DaihinminState {
     /// Games of the match finished so far.
     pub fn games_done(&self) -> usize {
         self.games_done
+    }
+
+    /// The seats in playing order around the table.
+    pub fn order(&self) -> &[usize] {
+        &self.order
     }
 
     /// Whether the richest players are giving cards back.

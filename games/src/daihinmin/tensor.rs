@@ -1,5 +1,6 @@
 //! What a network sees of a Daihinmin state, from one seat: every seat
-//! counted from the observer (0 = itself, 1 = the next to its left …).
+//! counted from the observer in playing order (0 = itself, 1 = the next
+//! to play after it …).
 //!
 //! Layout: the observer's seat, one-hot (n, as in every game here); own
 //! hand (53); cards each seat has played (n × 53); the table's
@@ -7,7 +8,8 @@
 //! and revolution (2); each seat's cards left over the most a
 //! hand can hold (n); who passed (n);
 //! each seat's place so far (n × n, none while it plays); whose turn (n);
-//! the cards received and given in the exchange (2 × 53); each seat's
+//! the cards received (where it can tell) and given in the exchange
+//! (2 × 53); each seat's
 //! rank from the previous game (n × n, none in a first game).
 
 use super::cards::{indices, Cards, JOKER_INDEX};
@@ -46,7 +48,10 @@ pub struct Seen<'a> {
     pub places: &'a [usize],
     /// Whose turn.
     pub to_move: usize,
-    /// The cards the observer received and gave in the exchange.
+    /// Each seat's index in playing order.
+    pub order_index: &'a [usize],
+    /// The cards the observer received (where it can tell which) and gave
+    /// in the exchange.
     pub exchanged: (Cards, Cards),
     /// Each seat's rank from the game before (1 = daifugo), if any.
     pub ranks: Option<&'a [usize]>,
@@ -55,7 +60,8 @@ pub struct Seen<'a> {
 /// Writes what `player` has `seen` into `out`.
 pub fn write(seen: &Seen, player: usize, out: &mut [f32]) {
     let n = seen.hands.len();
-    let relative = |seat: usize| (seat + n - player) % n;
+    let index = seen.order_index;
+    let relative = |seat: usize| (index[seat] + n - index[player]) % n;
     out.fill(0.0);
     let mut at = 0;
     let mut take = |len: usize| {
@@ -153,6 +159,7 @@ mod tests {
             passed: 1 << 2,
             places: &[2],
             to_move: 0,
+            order_index: &[0, 1, 2],
             exchanged: (cards(&[40]), cards(&[41])),
             ranks: Some(&[3, 1, 2]),
         };
