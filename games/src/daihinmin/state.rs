@@ -773,6 +773,11 @@ impl DaihinminState {
         self.games_done
     }
 
+    /// Passes (and on a server, refused plays) since the last play.
+    pub fn passes_in_a_row(&self) -> usize {
+        self.passes_in_a_row
+    }
+
     /// The seats in playing order around the table.
     pub fn order(&self) -> &[usize] {
         &self.order
