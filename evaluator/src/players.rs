@@ -28,12 +28,13 @@ use rnad_games::bots::uecda_default::DefaultPlayer;
 use rnad_run::history::PolicyKind;
 
 /// The names of seed 003's Monte-Carlo players (`NAME:N[:PARAMS]`).
-const MONTE_CARLO: [&str; 5] = [
+const MONTE_CARLO: [&str; 6] = [
     "random-sampling",
     "epsilon",
     "softmax",
     "ucb1-tuned",
     "majority",
+    "majority-full",
 ];
 use rnad_games::bots::poker_baselines::Baseline;
 use rnad_games::bots::{rules, RuleBot};
@@ -118,7 +119,7 @@ impl FromStr for PlayerSpec {
                 })
             }
             _ => Err(UnknownPlayer(format!(
-                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND], reduced:FILE, gain:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:x[:d]], softmax:N[:r], ucb1-tuned:N, majority:N)"
+                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND], reduced:FILE, gain:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:x[:d]], softmax:N[:r], ucb1-tuned:N, majority:N, majority-full:N)"
             ))),
         }
     }

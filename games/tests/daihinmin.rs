@@ -534,6 +534,7 @@ fn monte_carlo_players_go_out_when_they_can_and_beat_random_players() {
         "softmax:30",
         "ucb1-tuned:30",
         "majority:10",
+        "majority-full:10",
     ] {
         let spec: MonteCarloSpec = name.parse().unwrap();
         assert_eq!(

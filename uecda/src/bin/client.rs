@@ -20,7 +20,7 @@ struct Args {
     #[arg(long, default_value_t = 42485)]
     port: u16,
     /// The player: default, uniform, `random-sampling:N`,
-    /// `epsilon:N[:x[:d]]`, `softmax:N[:r]`, `ucb1-tuned:N`, `majority:N`
+    /// `epsilon:N[:x[:d]]`, `softmax:N[:r]`, `ucb1-tuned:N`, `majority:N`, `majority-full:N`
     /// or `checkpoint:FILE[:KIND]`.
     #[arg(long, default_value = "default")]
     player: PlayerSpec,
