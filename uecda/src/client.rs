@@ -2,13 +2,17 @@
 //! plays every game the server deals with one rnad player.
 //!
 //! It follows each game in a Daihinmin state of its own (its own hand, the
-//! others' hands guessed consistently with their sizes and corrected as
-//! their plays are seen), so its player sees what the games layer's
-//! players see; each move it sends is one of that state's legal actions.
-//! The server's tables must agree with it (whose turn, the client's hand):
-//! a message that does not, a malformed one, or a closed connection ends
-//! the client with an error that says what arrived. In the exchange it
-//! gives as the default player does (its weakest cards, never the joker).
+//! others' hands guessed consistently with their sizes, with what it gave
+//! in the exchange, and corrected as their plays are seen), so its player
+//! sees what the games layer's players see, the previous ranks and its
+//! exchange included; each move it sends is one of that state's legal
+//! actions. Where the server's rules differ from the games layer's (a
+//! turn the rules give another player, a play they would refuse), the
+//! client adopts the server's word, logs the first such case, counts them
+//! all and plays on. A malformed message, a hand that is not the one the
+//! game says, or a closed connection ends the client with an error that
+//! says what arrived. In the exchange it gives as the default player does
+//! (its weakest cards, never the joker).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -72,6 +76,18 @@ pub struct Played {
     pub games: usize,
     /// Submissions the server refused that were not passes.
     pub refused_plays: usize,
+    /// Times the client adopted the server's state where its own rules
+    /// disagreed.
+    pub resynchronised: usize,
+}
+
+/// What the deal message showed this client: its hand (before giving,
+/// for the hinmin and daihinmin; after receiving, for the daifugo and
+/// fugo) and what it gave back, if anything.
+#[derive(Clone, Copy, Debug, Default)]
+struct Dealt {
+    hand: Cards,
+    gave: Cards,
 }
 
 /// Reads and writes the protocol's messages.
@@ -113,6 +129,18 @@ struct Followed {
     me: usize,
 }
 
+/// The exchange partner of the player of `rank` (0 = daifugo … 4 =
+/// daihinmin): daifugo and daihinmin, fugo and hinmin.
+fn partner(rank: i32) -> Option<i32> {
+    match rank {
+        0 => Some(4),
+        1 => Some(3),
+        3 => Some(1),
+        4 => Some(0),
+        _ => None,
+    }
+}
+
 fn unexpected(during: &str, what: String) -> ClientError {
     ClientError::Unexpected {
         during: during.into(),
@@ -143,15 +171,33 @@ fn seats(table: &Table) -> Result<[usize; 5], ClientError> {
 impl Followed {
     /// The game as the first turn's table shows it: this client's hand, the
     /// others' sizes, the player on turn (a fresh, empty table).
-    fn start(me: usize, table: &Table, rng: &mut ChaCha8Rng) -> Result<Followed, ClientError> {
+    fn start(
+        me: usize,
+        table: &Table,
+        dealt: Dealt,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<Followed, ClientError> {
         let during = "the first turn of a game";
         let seat_of = seats(table)?;
         let mine = table.hand().map_err(|source| ClientError::Table {
             during: during.into(),
             source,
         })?;
+        // The exchange as this client saw it: what it gave (the daifugo
+        // and fugo chose; the poorest saw theirs leave), and for the
+        // poorest what came back, by their hands before and after.
+        let ranks = &table.0[6][players_row::RANKS..players_row::RANKS + 5];
+        let in_exchange = ranks.iter().any(|&r| r != 0);
+        let partner_id = partner(ranks[me])
+            .filter(|_| in_exchange)
+            .and_then(|rank| ranks.iter().position(|&r| r == rank));
+        let (gave, got) = match partner_id {
+            Some(_) if ranks[me] <= 1 => (dealt.gave, 0),
+            Some(_) => (dealt.hand & !mine, mine & !dealt.hand),
+            None => (0, 0),
+        };
         let sizes = &table.0[6][players_row::SIZES..players_row::SIZES + 5];
-        let mut unseen = ((1u64 << 53) - 1) & !mine;
+        let mut unseen = ((1u64 << 53) - 1) & !mine & !gave;
         let mut hands = vec![0; 5];
         for id in 0..5 {
             let size = usize::try_from(sizes[id])
@@ -167,6 +213,16 @@ impl Followed {
                 }
                 mine
             } else {
+                // What this client gave its partner is in the partner's hand.
+                let known = if Some(id) == partner_id { gave } else { 0 };
+                let size = size
+                    .checked_sub(known.count_ones() as usize)
+                    .ok_or_else(|| {
+                        unexpected(
+                            during,
+                            format!("hand sizes {sizes:?} under the cards given"),
+                        )
+                    })?;
                 let pool: Vec<usize> = (0..53).filter(|&c| unseen & (1 << c) != 0).collect();
                 if pool.len() < size {
                     return Err(unexpected(
@@ -180,28 +236,51 @@ impl Followed {
                     drawn |= 1 << pool.swap_remove(rng.random_range(0..pool.len()));
                 }
                 unseen &= !drawn;
-                drawn
+                drawn | known
             };
         }
         let on_turn = player_id(table.0[5][state_row::ON_TURN], during)?;
         let rules = rules_of(table)?;
-        let state = DaihinminState::from_hands(rules, hands, seat_of[on_turn]);
+        let mut state = DaihinminState::from_hands(rules, hands, seat_of[on_turn]);
+        if let Some(partner) = partner_id {
+            state = state
+                .with_gift(seat_of[me], seat_of[partner], gave)
+                .with_gift(seat_of[partner], seat_of[me], got);
+        }
         Ok(Followed { state, seat_of, me })
     }
 
-    /// Checks a turn's table against the followed state.
-    fn check_turn(&self, table: &Table) -> Result<usize, ClientError> {
+    /// Checks a turn's table against the followed state, adopting the
+    /// server's word on whose turn it is (and the table's flags) where the
+    /// rules disagree; says whether it had to.
+    fn check_turn(&mut self, table: &Table) -> Result<(usize, bool), ClientError> {
         let during = "a turn's table";
         let on_turn = player_id(table.0[5][state_row::ON_TURN], during)?;
-        let expected = self.state.to_move();
-        if self.seat_of[on_turn] != expected || !matches!(self.state.turn(), Turn::Player(_)) {
+        if !matches!(self.state.turn(), Turn::Player(_)) {
             return Err(unexpected(
                 during,
                 format!(
-                    "player {on_turn} to move, where the game says seat {expected} ({:?})",
+                    "player {on_turn} to move, where the game is {:?}",
                     self.state.turn()
                 ),
             ));
+        }
+        let row = &table.0[5];
+        let empty = row[state_row::EMPTY] == 1;
+        let disagrees =
+            self.seat_of[on_turn] != self.state.to_move() || empty != self.state.table().is_none();
+        if disagrees {
+            tracing::debug!(
+                on_turn,
+                seat = self.state.to_move(),
+                "the server's turn differs from the rules: adopted"
+            );
+            self.state.adopt_turn(
+                self.seat_of[on_turn],
+                empty,
+                row[state_row::LOCK] == 1,
+                row[state_row::REVOLUTION] == 1,
+            );
         }
         let hand = table.hand().map_err(|source| ClientError::Table {
             during: during.into(),
@@ -217,12 +296,19 @@ impl Followed {
                 ),
             ));
         }
-        Ok(on_turn)
+        Ok((on_turn, disagrees))
     }
 
     /// Applies what player `id` did, as the table after the turn shows it
-    /// (`own`: what this client did, when it was its turn).
-    fn observe(&mut self, id: usize, after: &Table, own: Option<usize>) -> Result<(), ClientError> {
+    /// (`own`: what this client did, when it was its turn); a play the
+    /// rules would have refused there is put on the table all the same,
+    /// as the server accepted it. Says whether that happened.
+    fn observe(
+        &mut self,
+        id: usize,
+        after: &Table,
+        own: Option<usize>,
+    ) -> Result<bool, ClientError> {
         let during = "the table after a turn";
         let seat = self.seat_of[id];
         let action = match own {
@@ -258,15 +344,18 @@ impl Followed {
             }
         };
         if action != PASS && !self.state.legal_actions().contains(&action) {
-            return Err(unexpected(
-                during,
-                format!("player {id}'s play is not legal here by the rules"),
-            ));
+            tracing::debug!(
+                id,
+                action,
+                "a play the rules refuse, accepted by the server: adopted"
+            );
+            self.state.force_play(seat, action);
+            return Ok(true);
         }
         self.state.apply_action(action);
         // The server's random places after 20 passes end the game; the
         // following state waits for its word.
-        Ok(())
+        Ok(false)
     }
 }
 
@@ -321,28 +410,48 @@ pub fn play_match<S: Read + Write>(
     };
     tracing::info!(id, "joined");
     let mut game: Option<Followed> = None;
+    let mut dealt = Dealt::default();
+    let note_resync = |played: &mut Played| {
+        if played.resynchronised == 0 {
+            tracing::warn!(
+                "the server's rules differ from the games layer's here: the client adopts \
+                 the server's state and plays on (counted; reported at the end)"
+            );
+        }
+        played.resynchronised += 1;
+    };
     loop {
         let table = wire.table("a hand")?;
         if table.0[5][state_row::DEAL] == 1 {
             // A deal: give cards if asked, then the turns begin.
             game = None;
+            let hand = table.hand().map_err(|source| ClientError::Table {
+                during: "the deal".into(),
+                source,
+            })?;
             let count = usize::try_from(table.0[5][state_row::TO_GIVE])
                 .unwrap_or(0)
                 .min(2);
+            dealt = Dealt { hand, gave: 0 };
             if count > 0 {
-                let hand = table.hand().map_err(|source| ClientError::Table {
-                    during: "the deal".into(),
-                    source,
-                })?;
-                wire.send(&Table::of_hand(weakest_cards(hand, count)), "the exchange")?;
+                dealt.gave = weakest_cards(hand, count);
+                wire.send(&Table::of_hand(dealt.gave), "the exchange")?;
             }
             continue;
         }
         let followed = match &mut game {
             Some(f) => f,
-            None => game.insert(Followed::start(id, &table, &mut rng)?),
+            None => game.insert(Followed::start(
+                id,
+                &table,
+                std::mem::take(&mut dealt),
+                &mut rng,
+            )?),
         };
-        let on_turn = followed.check_turn(&table)?;
+        let (on_turn, adopted) = followed.check_turn(&table)?;
+        if adopted {
+            note_resync(&mut played);
+        }
         let mine = if table.0[5][state_row::MY_TURN] == 1 {
             if on_turn != id {
                 return Err(unexpected(
@@ -380,7 +489,9 @@ pub fn play_match<S: Read + Write>(
             None
         };
         let after = wire.table("the table after a turn")?;
-        followed.observe(on_turn, &after, mine)?;
+        if followed.observe(on_turn, &after, mine)? {
+            note_resync(&mut played);
+        }
         match wire.int("the end of a turn")? {
             GO_ON => {}
             GAME_OVER => {

@@ -4,6 +4,13 @@
 //! exchange, and every submission checked against the rules (a refused
 //! one counts as a pass, as there), seats drawn afresh every 3 games (the
 //! official server's default). For testing clients on 127.0.0.1.
+//!
+//! Its messages are the official server's (`tndhms`): the deal shows the
+//! hinmin and daihinmin their hands before they give and every hand
+//! size as dealt; an exchange submission reads a 2 anywhere as the
+//! joker; the table after a turn shows the last accepted play as its
+//! player submitted it, nothing once the table has cleared, and the
+//! flags as they stood before a clear that turn made.
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -12,7 +19,7 @@ use std::time::Duration;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_games::bots::uecda_default::weakest_cards;
-use rnad_games::daihinmin::{catalogue, Daihinmin, DaihinminState, Play, PASS};
+use rnad_games::daihinmin::{Daihinmin, DaihinminState, PASS, RANK_RESET, SEAT_CHANGE};
 use rnad_games::{State, Turn};
 
 use crate::client::{ACCEPTED, ALL_OVER, GAME_OVER, GO_ON, REFUSED};
@@ -20,8 +27,6 @@ use crate::table::{players_row, state_row, write_int, Table, PROTOCOL};
 
 /// Players at the table.
 pub const PLAYERS: usize = 5;
-/// Games after which the ranks start afresh.
-const RANK_RESET: usize = 100;
 
 /// Why the server stopped.
 #[derive(Debug, thiserror::Error)]
@@ -138,7 +143,7 @@ pub fn serve(
         if game % RANK_RESET == 0 {
             ranks = None;
         }
-        if game % SEAT_REDRAW == 0 {
+        if game % SEAT_CHANGE == 0 {
             seating = Seating::drawn(&mut rng);
         }
         let mut table = Match {
@@ -157,10 +162,6 @@ pub fn serve(
     }
     Ok(report)
 }
-
-/// Games after which the seats are drawn again (the official server's
-/// default).
-const SEAT_REDRAW: usize = 3;
 
 /// Who sits where: the games layer's seats are the table's seats.
 struct Seating {
@@ -225,16 +226,32 @@ impl Match<'_> {
         let game = Daihinmin::new(spec);
         let mut state = game.initial_state();
         random_chance(&mut state, rng);
+        // The poorest have given their strongest cards already; as the
+        // official server does, they see their hands before giving, the
+        // richest theirs after receiving, and row 6 the sizes as dealt.
+        let dealt: Vec<u64> = (0..PLAYERS)
+            .map(|seat| {
+                let (received, given) = state.exchanged(seat);
+                (state.hands()[seat] | given) & !received
+            })
+            .collect();
         for player in 0..PLAYERS {
-            let mut table = Table::of_hand(state.hands()[seating.seat_of[player]]);
+            let seat = seating.seat_of[player];
+            let (_, given) = state.exchanged(seat);
+            let mut table = Table::of_hand(state.hands()[seat] | given);
+            self.fill_rows(&mut table, &state);
             table.0[5][state_row::DEAL] = 1;
             table.0[5][state_row::ON_TURN] = 6;
+            table.0[5][state_row::EMPTY] = 0;
             table.0[5][state_row::TO_GIVE] = match self.ranks.map(|r| r[player]) {
                 Some(0) => 2,
                 Some(1) => 1,
                 _ => 0,
             };
-            self.fill_rows(&mut table, &state);
+            for other in 0..PLAYERS {
+                table.0[6][players_row::SIZES + other] =
+                    dealt[seating.seat_of[other]].count_ones() as i32;
+            }
             self.conns[player].send(player, &table, "sending the deal")?;
         }
         while state.in_exchange() {
@@ -246,7 +263,7 @@ impl Match<'_> {
             };
             let chosen = self.conns[giver]
                 .read(giver, "reading the exchange")?
-                .hand();
+                .gift();
             let hand = state.hands()[state.to_move()];
             let cards = match chosen {
                 Ok(cards) if cards & !hand == 0 && cards.count_ones() as usize == count => cards,
@@ -264,7 +281,9 @@ impl Match<'_> {
                 state.apply_action(base + index);
             }
         }
-        let mut last_play: Option<Play> = None;
+        // The last accepted play as its player sent it (the official
+        // server echoes the submission), until the table clears.
+        let mut stage = Table::default();
         loop {
             random_chance(&mut state, rng);
             if state.turn() == Turn::Terminal {
@@ -278,8 +297,10 @@ impl Match<'_> {
                 self.fill_rows(&mut table, &state);
                 self.conns[player].send(player, &table, "sending a turn")?;
             }
-            let submitted = self.conns[mover].read(mover, "reading a move")?.play();
+            let submission = self.conns[mover].read(mover, "reading a move")?;
+            let submitted = submission.play();
             let empty = state.table().is_none();
+            let locked = state.locked();
             let (action, reply) = match submitted {
                 Ok(PASS) => (PASS, if empty { ACCEPTED } else { REFUSED }),
                 Ok(action) if state.legal_actions().contains(&action) => (action, ACCEPTED),
@@ -294,8 +315,10 @@ impl Match<'_> {
                 }
             };
             self.conns[mover].send_int(mover, reply, "answering a move")?;
+            let before = state.clone();
             if action != PASS {
-                last_play = catalogue().play(action).copied();
+                stage = Table::default();
+                stage.0[..5].copy_from_slice(&submission.0[..5]);
             }
             state.apply_action(action);
             random_chance(&mut state, rng);
@@ -306,11 +329,17 @@ impl Match<'_> {
                 (true, true) => ALL_OVER,
             };
             for player in 0..PLAYERS {
-                let mut table = Table::of_play(last_play.as_ref());
+                let mut table = stage.clone();
                 self.fill_rows(&mut table, &state);
                 table.0[5][state_row::ON_TURN] = mover as i32;
+                // The flags as they stood after the move, before a clear.
+                table.0[5][state_row::EMPTY] = i32::from(empty && action == PASS);
+                table.0[5][state_row::LOCK] = i32::from(lock_after(&before, action, locked));
                 self.conns[player].send(player, &table, "sending the table")?;
                 self.conns[player].send_int(player, word, "sending the end of a turn")?;
+            }
+            if state.table().is_none() {
+                stage = Table::default();
             }
             if over {
                 break;
@@ -322,6 +351,22 @@ impl Match<'_> {
             .map(|&seat| seating.player_in_seat[seat])
             .collect())
     }
+}
+
+/// The lock after `action` at `before` (whose lock was `locked`), before
+/// any clear the action makes: a lone joker lifts it, a play with the
+/// table's suits sets it.
+fn lock_after(before: &DaihinminState, action: usize, locked: bool) -> bool {
+    let Some(play) = rnad_games::daihinmin::catalogue().play(action) else {
+        return locked;
+    };
+    if play.is_lone_joker() {
+        return false;
+    }
+    locked
+        || before
+            .table()
+            .is_some_and(|(table, _)| play.suits != 0 && play.suits == table.suits)
 }
 
 fn random_chance(state: &mut DaihinminState, rng: &mut ChaCha8Rng) {

@@ -153,6 +153,25 @@ impl Table {
         Ok(cards)
     }
 
+    /// The cards an exchange submission gives, read as the official
+    /// server reads them: a 1 in rows 0–3, columns 1–13 is that card, a 2
+    /// in any cell of rows 0–4 is the joker (once).
+    pub fn gift(&self) -> Result<Cards, TableError> {
+        let mut cards = 0;
+        for row in 0..5 {
+            for col in 0..COLS {
+                let value = self.0[row][col];
+                match (row, col, value) {
+                    (_, _, 0) => {}
+                    (_, _, 2) if cards & JOKER == 0 => cards |= JOKER,
+                    (0..=3, 1..=13, 1) => cards |= 1 << ((col - 1) * 4 + row),
+                    _ => return Err(TableError::BadCell { row, col, value }),
+                }
+            }
+        }
+        Ok(cards)
+    }
+
     /// A play as a submission (the pass as all zeros).
     pub fn of_play(play: Option<&Play>) -> Table {
         let mut table = Table::default();

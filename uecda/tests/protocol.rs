@@ -1,10 +1,10 @@
-//! The UECda client and server as processes on 127.0.0.1: a whole
-//! 100-game match of five clients without a refused play (seats redrawn
-//! every 3 games, every client's view checked against every message), and
-//! clients that
-//! stop with a clear error on a malformed message, an unexpected answer or
-//! a closed connection; a server that refuses a client of another
-//! protocol.
+//! The UECda client and server as processes on 127.0.0.1: whole 100-game
+//! matches of five clients without a refused play (seats redrawn every 3
+//! games, every client's view checked against every message), the default
+//! player's and the uniform and Monte-Carlo players'; a client that adopts
+//! a server whose rules differ and plays on; clients that stop with a
+//! clear error on a malformed message, an unexpected answer or a closed
+//! connection; a server that refuses a client of another protocol.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -12,7 +12,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rnad_testkit::{bin_dir, free_port};
-use rnad_uecda::table::{write_int, Table, PROTOCOL};
+use rnad_uecda::table::{players_row, state_row, write_int, Table, PROTOCOL};
 
 fn spawn(binary: &str, args: &[&str]) -> Child {
     Command::new(bin_dir().join(binary))
@@ -101,31 +101,65 @@ impl Server {
 
 #[test]
 fn five_default_clients_play_a_hundred_games_without_a_refused_play() {
+    hundred_games(["default"; 5]);
+}
+
+#[test]
+fn uniform_and_monte_carlo_clients_play_a_hundred_games_without_a_refused_play() {
+    hundred_games([
+        "uniform",
+        "random-sampling:8",
+        "epsilon:8",
+        "softmax:8",
+        "majority:10",
+    ]);
+    hundred_games([
+        "ucb1-tuned:8",
+        "majority-full:4",
+        "default",
+        "uniform",
+        "epsilon:8:0.3",
+    ]);
+}
+
+/// A 100-game match of five clients playing `players`: whole, with no
+/// refused play and nothing to resynchronise (the server plays the same
+/// rules).
+fn hundred_games(players: [&str; 5]) {
     let server = server(100);
-    let clients: Vec<Child> = (0..5)
-        .map(|i| {
-            let name = format!("default{i}");
+    let clients: Vec<Child> = players
+        .iter()
+        .enumerate()
+        .map(|(i, player)| {
+            let name = format!("p{i}");
             spawn(
                 "rnad-uecda-client",
                 &[
                     "--port",
                     &server.port,
                     "--player",
-                    "default",
+                    player,
                     "--name",
                     &name,
+                    "--seed",
+                    &i.to_string(),
                 ],
             )
         })
         .collect();
-    let limit = Duration::from_secs(120);
-    for client in clients {
+    let limit = Duration::from_secs(300);
+    for (client, player) in clients.into_iter().zip(players) {
         let output = finish(client, limit);
-        assert!(output.status.success(), "{output:?}");
+        assert!(output.status.success(), "{player}: {output:?}");
         let played = json(&output);
         assert_eq!(
-            (played["games"].as_u64(), played["refused_plays"].as_u64()),
-            (Some(100), Some(0))
+            (
+                played["games"].as_u64(),
+                played["refused_plays"].as_u64(),
+                played["resynchronised"].as_u64()
+            ),
+            (Some(100), Some(0), Some(0)),
+            "{player}"
         );
     }
     let (output, stderr) = server.finish(limit);
@@ -172,6 +206,66 @@ fn bytes(table: &Table) -> Vec<u8> {
     let mut out = Vec::new();
     table.write(&mut out).unwrap();
     out
+}
+
+/// A turn's table as a server sends it: `hand` held by this client,
+/// `on_turn` to move, row 6's sizes.
+fn turn(hand: &str, on_turn: i32, empty: bool, sizes: [i32; 5]) -> Table {
+    let mut table = Table::of_hand(rnad_games::daihinmin::parse_cards(hand).unwrap());
+    table.0[5][state_row::ON_TURN] = on_turn;
+    table.0[5][state_row::EMPTY] = i32::from(empty);
+    table.0[6][players_row::SIZES..players_row::SIZES + 5].copy_from_slice(&sizes);
+    table
+}
+
+/// The table after a turn: `cards` played (none: a pass) by `by`.
+fn after(cards: &str, by: i32, sizes: [i32; 5]) -> Table {
+    let mut table = Table::default();
+    if !cards.is_empty() {
+        let cards = rnad_games::daihinmin::parse_cards(cards).unwrap();
+        let play = rnad_games::daihinmin::catalogue()
+            .plays()
+            .find(|(_, p)| p.cards == cards && p.kind == rnad_games::daihinmin::Kind::Single)
+            .map(|(_, p)| *p)
+            .unwrap();
+        table = Table::of_play(Some(&play));
+    }
+    table.0[5][state_row::ON_TURN] = by;
+    table.0[6][players_row::SIZES..players_row::SIZES + 5].copy_from_slice(&sizes);
+    table
+}
+
+#[test]
+fn a_client_adopts_a_server_whose_rules_differ_and_plays_on() {
+    // Player 1 leads K♠; by the rules player 2 answers, but the server
+    // gives the turn to player 3, who plays 4♥ (below the king: the rules
+    // refuse it). The client takes both and finishes the match.
+    let sizes = [1, 13, 13, 13, 13];
+    let after_king = [1, 12, 13, 13, 13];
+    let after_four = [1, 12, 13, 12, 13];
+    let mut then = Vec::new();
+    for table in [turn("3S", 1, true, sizes), after("KS", 1, after_king)] {
+        then.extend(bytes(&table));
+    }
+    write_int(&mut then, 0).unwrap();
+    for table in [turn("3S", 3, false, after_king), after("4H", 3, after_four)] {
+        then.extend(bytes(&table));
+    }
+    write_int(&mut then, 2).unwrap();
+    let (port, server) = fake_server(then);
+    let client = spawn("rnad-uecda-client", &["--port", &port, "--name", "adopt"]);
+    let output = finish(client, Duration::from_secs(30));
+    assert!(output.status.success(), "{output:?}");
+    let played = json(&output);
+    assert_eq!(played["games"], 1);
+    assert_eq!(played["resynchronised"], 2, "{played}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.matches("the server's rules differ").count(),
+        1,
+        "logged once: {stderr}"
+    );
+    server.join().unwrap();
 }
 
 #[test]

@@ -219,6 +219,43 @@ impl DaihinminState {
         state
     }
 
+    /// Records that `from` gave `cards` to `to` in the exchange (the
+    /// cards already where they went): what a client that joins a game
+    /// after its exchange knows of it.
+    pub fn with_gift(mut self, from: usize, to: usize, cards: Cards) -> DaihinminState {
+        self.given[from] |= cards;
+        self.received[to] |= cards;
+        self
+    }
+
+    /// Puts the play `action` on the table for `seat` whether or not
+    /// these rules allow it there: for a client whose server's rules
+    /// differ, which adopts what the server accepted. `seat` must hold
+    /// the cards.
+    pub fn force_play(&mut self, seat: usize, action: Action) {
+        let play = *catalogue().play(action).expect("a play, not a pass");
+        assert!(
+            play.cards & !self.hands[seat] == 0 && self.phase == Phase::Play,
+            "seat {seat} plays cards it holds, in play"
+        );
+        self.to_move = seat;
+        self.moves.push((seat as u8, action as u16));
+        self.apply_play(play);
+    }
+
+    /// Adopts a server's word on whose turn it is and what the table shows
+    /// (empty or not, lock, revolution), where these rules say otherwise.
+    pub fn adopt_turn(&mut self, seat: usize, empty: bool, locked: bool, revolution: bool) {
+        if empty {
+            self.table = None;
+            self.passed = 0;
+        }
+        self.passed &= !(1 << seat);
+        self.locked = locked && self.table.is_some();
+        self.revolution = revolution;
+        self.to_move = seat;
+    }
+
     /// Each seat's hand.
     pub fn hands(&self) -> &[Cards] {
         &self.hands

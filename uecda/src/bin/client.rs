@@ -50,11 +50,12 @@ fn main() {
                 id = played.id,
                 games = played.games,
                 refused_plays = played.refused_plays,
+                resynchronised = played.resynchronised,
                 "every game is over"
             );
             println!(
-                "{{\"id\":{},\"games\":{},\"refused_plays\":{}}}",
-                played.id, played.games, played.refused_plays
+                "{{\"id\":{},\"games\":{},\"refused_plays\":{},\"resynchronised\":{}}}",
+                played.id, played.games, played.refused_plays, played.resynchronised
             );
         }
         Err(e) => {
