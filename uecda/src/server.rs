@@ -329,7 +329,7 @@ impl Match<'_> {
                 (true, true) => ALL_OVER,
             };
             for player in 0..PLAYERS {
-                let mut table = stage.clone();
+                let mut table = stage;
                 self.fill_rows(&mut table, &state);
                 table.0[5][state_row::ON_TURN] = mover as i32;
                 // The flags as they stood after the move, before a clear.
