@@ -101,6 +101,12 @@ impl RunEvaluator {
                 average: None,
             });
         }
+        if config.evaluation.panel_match_games > 1 {
+            return Err(EvaluatorError::Usage(format!(
+                "evaluation.panel_match_games plays Daihinmin's panel as matches, not {}'s: set it to 1",
+                config.game
+            )));
+        }
         if !config.evaluation.panel_extra.is_empty() {
             return Err(EvaluatorError::Usage(format!(
                 "evaluation.panel_extra joins the panel of games too large for a public tree \
@@ -349,6 +355,50 @@ mod tests {
             error.contains("evaluation.panel_extra joins the panel"),
             "{error}"
         );
+    }
+
+    /// A Daihinmin panel of matches reports points per game (a 3-game
+    /// match's points divided by 3: within a game's -2..=2 of the mean),
+    /// and other games refuse panel matches naming the key.
+    #[test]
+    fn a_daihinmin_panel_plays_matches_and_reports_per_game() {
+        let mut daihinmin = rnad_testkit::TestConfig::file("daihinmin").build();
+        daihinmin.network.hidden = vec![8];
+        daihinmin.evaluation.deals = 2;
+        daihinmin.evaluation.panel_match_games = 3;
+        let run = ResolvedRun::new(daihinmin).unwrap();
+        let params = ParamSet::init(run.shape(), 3).unwrap();
+        let sets = PublishedSets {
+            online: &params,
+            target: &params,
+            reg: &params,
+        };
+        let mut evaluator = RunEvaluator::new(&run, run.config().evaluation.mode, None).unwrap();
+        let played = evaluator.evaluate(sets, None, 1, &|| false).unwrap();
+        assert!(!played.head_to_head.is_empty());
+        for result in &played.head_to_head {
+            assert!((-2.0..=2.0).contains(&result.mean), "{result:?}");
+        }
+        // An untrained network loses to the default player: a per-game
+        // loss, not three games' worth.
+        assert!(
+            played.head_to_head[0].mean < 0.0,
+            "{:?}",
+            played.head_to_head
+        );
+        for name in ["holdem", "leduc"] {
+            let mut config = rnad_testkit::TestConfig::file(name).build();
+            config.evaluation.panel_match_games = 2;
+            let run = ResolvedRun::new(config).unwrap();
+            let error = RunEvaluator::new(&run, run.config().evaluation.mode, None)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(
+                error.contains("evaluation.panel_match_games"),
+                "{name}: {error}"
+            );
+        }
     }
 
     /// A sampled panel asks its stop check after every game and gives up

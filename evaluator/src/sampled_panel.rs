@@ -19,6 +19,7 @@ use std::sync::Arc;
 use rnad_games::algorithms::lbr::{local_best_response, LbrError, LbrOptions};
 use rnad_games::algorithms::monte_carlo::{Allocation, MonteCarloSpec};
 use rnad_games::bots::poker_baselines::Baseline;
+use rnad_games::daihinmin::Daihinmin;
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_games::{Game, GameSpec};
@@ -86,6 +87,9 @@ pub struct SampledPanel {
     /// The version evaluated last, and its learner step.
     previous: Option<(u64, ParamSet)>,
     deals: usize,
+    /// Games in each deal (a Daihinmin match), by which its results are
+    /// divided to stay per game.
+    games_per_deal: f64,
     seed: u64,
     big_blind: f64,
     lbr: Option<LbrSchedule>,
@@ -96,9 +100,21 @@ impl SampledPanel {
     /// The panel `run`'s config asks for. LBR asked of a game other than
     /// heads-up universal_poker is refused.
     pub fn new(run: &ResolvedRun) -> Result<SampledPanel, EvaluatorError> {
-        let (config, game) = (run.config(), run.game().clone());
+        let (config, mut game) = (run.config(), run.game().clone());
         let big_blind = config.game.capabilities().units.big_blind();
         let e = &config.evaluation;
+        if e.panel_match_games > 1 {
+            let spec = Daihinmin::match_spec(&config.game, e.panel_match_games)
+                .ok_or_else(|| {
+                    EvaluatorError::Usage(format!(
+                        "evaluation.panel_match_games plays Daihinmin's panel as matches, not \
+                         {}'s: set it to 1",
+                        config.game
+                    ))
+                })?
+                .map_err(|e| EvaluatorError::Usage(format!("evaluation.panel_match_games: {e}")))?;
+            game = spec.load();
+        }
         let lbr = match e.lbr_interval_evaluations {
             0 => None,
             every if config.game.capabilities().local_best_response => Some(LbrSchedule {
@@ -130,6 +146,7 @@ impl SampledPanel {
             shape: run.shape().clone(),
             previous: None,
             deals: e.deals,
+            games_per_deal: e.panel_match_games as f64,
             seed: config.seed,
             big_blind: big_blind.unwrap_or(1.0),
             lbr,
@@ -200,8 +217,8 @@ impl SampledPanel {
             results.push(HeadToHead {
                 opponent: name,
                 opponent_step,
-                mean: evaluated.mean,
-                ci95: evaluated.ci95,
+                mean: evaluated.mean / self.games_per_deal,
+                ci95: evaluated.ci95 / self.games_per_deal,
                 deals: self.deals,
             });
         }

@@ -151,6 +151,20 @@ impl Daihinmin {
         }
     }
 
+    /// Where `spec` is Daihinmin, the spec of a match of `games` games at
+    /// its number of players (from a first game; what a panel plays to
+    /// judge a player in the setting a series trains in).
+    pub fn match_spec(spec: &GameSpec, games: usize) -> Option<Result<GameSpec, SpecError>> {
+        (spec.name() == INFO.name).then(|| {
+            format!(
+                "{}(players={},games={games})",
+                INFO.name,
+                spec.int("players")
+            )
+            .parse()
+        })
+    }
+
     /// The game `spec` describes (a checked `daihinmin` spec).
     pub fn new(spec: GameSpec) -> Daihinmin {
         let ranks = spec.ints("ranks");

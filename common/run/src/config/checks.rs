@@ -69,6 +69,16 @@ pub fn actor_threads(threads: &usize) -> Result<(), OutOfRange> {
     }
 }
 
+/// 1 to 1,000 games in a panel deal (the longest Daihinmin match the
+/// game's `games` parameter takes).
+pub fn match_games(games: &usize) -> Result<(), OutOfRange> {
+    if (1..=1000).contains(games) {
+        Ok(())
+    } else {
+        Err(OutOfRange(format!("must be 1..=1000, got {games}")))
+    }
+}
+
 /// Above zero, `inf` included (no limit).
 pub fn positive_or_infinite(value: &f64) -> Result<(), OutOfRange> {
     if *value > 0.0 {

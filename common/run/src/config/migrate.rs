@@ -44,6 +44,7 @@ const ADDED: &[AddedKey] = &[
     }),
     ("evaluation", "lbr_hands", || Value::Integer(1000)),
     ("evaluation", "panel_extra", || Value::Array(Vec::new())),
+    ("evaluation", "panel_match_games", || Value::Integer(1)),
     ("training_log", "interval_steps", || Value::Integer(100)),
     ("average_network", "reservoir_size", || Value::Integer(0)),
     ("average_network", "horizon_steps", || Value::Integer(0)),

@@ -10,8 +10,8 @@ use rnad_games::GameSpec;
 use serde::{Deserialize, Serialize};
 
 use super::checks::{
-    actor_threads, any, below_one, deals, layer_widths, non_negative, positive, positive_counts,
-    positive_or_infinite, unit_interval, zero_or_at_least_one,
+    actor_threads, any, below_one, deals, layer_widths, match_games, non_negative, positive,
+    positive_counts, positive_or_infinite, unit_interval, zero_or_at_least_one,
 };
 use super::keys::config_section;
 
@@ -206,6 +206,10 @@ config_section! {
         /// checkpoint:FILE:KIND, epsilon:N for Daihinmin, …), each in the
         /// history under its spec.
         panel_extra: Vec<String> => values: "a list of player specs, e.g. [\"gain:gen1.safetensors\"]", check: any, resume: Operational;
+        /// Head-to-head mode on Daihinmin: games in each panel deal, a
+        /// match as UECda plays it (the exchange by the ranks of the game
+        /// before, seats drawn anew every 3 games); 1 plays first games.
+        panel_match_games: usize => values: "1..=1000; above 1 only for daihinmin", check: match_games, resume: Operational;
     }
 }
 
