@@ -89,14 +89,16 @@ impl CheckpointPolicies {
     }
 
     /// The network of `kind` as a player that decides state by state, for
-    /// `game` (the checkpoint's) when it is too large for a public tree;
-    /// `target_average` needs the tree, and is refused saying so.
+    /// `game` (the checkpoint's, or the same game played in another match
+    /// setting: a Daihinmin series' network plays single games and
+    /// matches) when it is too large for a public tree; `target_average`
+    /// needs the tree, and is refused saying so.
     pub fn network_player(
         &self,
         game: &GameSpec,
         kind: PolicyKind,
     ) -> Result<NetworkPlayer, EvaluatorError> {
-        if self.game() != game {
+        if !self.game().plays_as(game) {
             return Err(EvaluatorError::Usage(format!(
                 "{}: the checkpoint is for {}, not {game}",
                 self.file.path.display(),

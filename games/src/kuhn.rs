@@ -39,6 +39,7 @@ pub(crate) static INFO: GameInfo = GameInfo {
         poker_baselines: true,
         ..Capabilities::NONE
     },
+    match_params: &[],
 };
 
 /// OpenSpiel's `kuhn_poker` with N players.

@@ -93,6 +93,7 @@ pub(crate) static INFO: GameInfo = GameInfo {
         reduced_from: Some(reduced_from),
         ..Capabilities::NONE
     },
+    match_params: &[],
 };
 
 /// Seed 002's reduced players: a Leduc policy for fewer players, with the

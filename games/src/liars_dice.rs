@@ -63,6 +63,7 @@ pub(crate) static INFO: GameInfo = GameInfo {
         rules: Some(RuleBot::LiarsDice),
         ..Capabilities::NONE
     },
+    match_params: &[],
 };
 
 fn reset_face(_: &Given) -> ParamValue {

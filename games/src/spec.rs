@@ -165,6 +165,10 @@ pub struct GameInfo {
     pub build: fn(&GameSpec) -> Arc<dyn Game>,
     /// What the game of a spec is beyond its rules.
     pub capabilities: fn(&GameSpec) -> Capabilities,
+    /// Parameters that only say how deals follow one another (Daihinmin's
+    /// matches and series): a policy trained under any values of them
+    /// plays under any others.
+    pub match_params: &'static [&'static str],
 }
 
 /// Why parameters that are each fine do not make a game together.
@@ -244,6 +248,18 @@ impl GameSpec {
             ParamValue::Str(v) => v,
             other => panic!("{} parameter {name} is {other}, not a word", self.info.name),
         }
+    }
+
+    /// Whether a policy trained on this game plays `other`: the same game
+    /// with the same parameters, but for those that only say how deals
+    /// follow one another ([`GameInfo::match_params`]).
+    pub fn plays_as(&self, other: &GameSpec) -> bool {
+        let deal_params = |spec: &GameSpec| {
+            let mut given = spec.given.clone();
+            given.retain(|name, _| !spec.info.match_params.contains(name));
+            given
+        };
+        self.info.name == other.info.name && deal_params(self) == deal_params(other)
     }
 
     /// Whether OpenSpiel can load this spec (it sets no parameter of this

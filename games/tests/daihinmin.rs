@@ -734,3 +734,19 @@ fn a_lead_and_an_answer_offer_exactly_the_held_plays_the_rules_allow() {
         }
     }
 }
+
+#[test]
+fn a_policy_for_one_match_setting_plays_any_other_but_not_another_table() {
+    let spec = |text: &str| text.parse::<GameSpec>().unwrap();
+    let trained = spec("daihinmin(series=100)");
+    for other in [
+        "daihinmin",
+        "daihinmin(games=100)",
+        "daihinmin(ranks=2 5 1 4 3)",
+    ] {
+        assert!(trained.plays_as(&spec(other)), "{other}");
+    }
+    assert!(!trained.plays_as(&spec("daihinmin(players=4)")));
+    assert!(!spec("leduc_poker").plays_as(&spec("leduc_poker(players=3)")));
+    assert!(spec("leduc_poker").plays_as(&spec("leduc_poker")));
+}

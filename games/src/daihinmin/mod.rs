@@ -85,6 +85,7 @@ pub(crate) static INFO: GameInfo = GameInfo {
         uecda: true,
         ..Capabilities::NONE
     },
+    match_params: &["ranks", "games", "series"],
 };
 
 fn check(spec: &GameSpec) -> Result<(), Unplayable> {

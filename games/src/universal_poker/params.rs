@@ -181,6 +181,7 @@ pub(crate) static INFO: GameInfo = GameInfo {
         acpc_logs: true,
         ..Capabilities::NONE
     },
+    match_params: &[],
 };
 
 /// ACPC's checks of a game definition, in its order, then what OpenSpiel
