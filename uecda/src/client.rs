@@ -1,5 +1,6 @@
-//! A UECda client: connects, announces protocol 20070 and its name, and
-//! plays every game the server deals with one rnad player.
+//! A UECda client: connects, announces protocol 20070 and its name (or,
+//! speaking the older 20060, says nothing first), and plays every game
+//! the server deals with one rnad player.
 //!
 //! It follows each game in a Daihinmin state of its own (its own hand, the
 //! others' hands guessed consistently with their sizes, with what it gave
@@ -25,7 +26,7 @@ use rnad_games::daihinmin::{catalogue, Cards, Daihinmin, DaihinminState, Rules, 
 use rnad_games::headtohead::sampled::Player;
 use rnad_games::{State, Turn};
 
-use crate::table::{players_row, read_int, state_row, Table, TableError, PROTOCOL};
+use crate::table::{players_row, read_int, state_row, Protocol, Table, TableError};
 
 /// The server's word after a turn: the game goes on.
 pub const GO_ON: i32 = 0;
@@ -93,18 +94,19 @@ struct Dealt {
 /// Reads and writes the protocol's messages.
 struct Wire<S> {
     stream: S,
+    protocol: Protocol,
 }
 
 impl<S: Read + Write> Wire<S> {
     fn table(&mut self, during: &str) -> Result<Table, ClientError> {
-        Table::read(&mut self.stream).map_err(|source| ClientError::Io {
+        Table::read(&mut self.stream, self.protocol).map_err(|source| ClientError::Io {
             during: format!("closed while reading {during}"),
             source,
         })
     }
 
     fn int(&mut self, during: &str) -> Result<i32, ClientError> {
-        read_int(&mut self.stream).map_err(|source| ClientError::Io {
+        read_int(&mut self.stream, self.protocol).map_err(|source| ClientError::Io {
             during: format!("closed while reading {during}"),
             source,
         })
@@ -112,7 +114,7 @@ impl<S: Read + Write> Wire<S> {
 
     fn send(&mut self, table: &Table, during: &str) -> Result<(), ClientError> {
         table
-            .write(&mut self.stream)
+            .write(&mut self.stream, self.protocol)
             .and_then(|()| self.stream.flush())
             .map_err(|source| ClientError::Io {
                 during: format!("failed while sending {during}"),
@@ -386,23 +388,26 @@ fn rules_of(table: &Table) -> Result<Arc<Rules>, ClientError> {
     Ok(Daihinmin::new(spec).rules())
 }
 
-/// Plays a whole match on `stream` as `name` with `player`; `seed` feeds
-/// the guesses of the others' hands and the sampling of a stochastic
-/// player.
+/// Plays a whole match on `stream` as `name` in `protocol` (a 20060
+/// client announces nothing: the server takes its silence for 20060)
+/// with `player`; `seed` feeds the guesses of the others' hands and the
+/// sampling of a stochastic player.
 pub fn play_match<S: Read + Write>(
     stream: S,
-    name: &str,
+    (name, protocol): (&str, Protocol),
     player: &mut dyn Player,
     seed: u64,
 ) -> Result<Played, ClientError> {
-    let mut wire = Wire { stream };
+    let mut wire = Wire { stream, protocol };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut hello = Table::default();
-    hello.0[0][0] = PROTOCOL;
-    for (i, byte) in name.bytes().take(14).enumerate() {
-        hello.0[1][i] = i32::from(byte);
+    if protocol == Protocol::V20070 {
+        let mut hello = Table::default();
+        hello.0[0][0] = protocol.number();
+        for (i, byte) in name.bytes().take(14).enumerate() {
+            hello.0[1][i] = i32::from(byte);
+        }
+        wire.send(&hello, "the protocol and name")?;
     }
-    wire.send(&hello, "the protocol and name")?;
     let id = player_id(wire.int("the player id")?, "the player id")?;
     let mut played = Played {
         id,
@@ -527,7 +532,7 @@ fn sample(legal: &[usize], probs: &[f64], rng: &mut ChaCha8Rng) -> usize {
 /// Connects to `address` and plays a match.
 pub fn connect_and_play(
     address: &str,
-    name: &str,
+    (name, protocol): (&str, Protocol),
     player: &mut dyn Player,
     seed: u64,
 ) -> Result<Played, ClientError> {
@@ -536,5 +541,5 @@ pub fn connect_and_play(
         source,
     })?;
     let _ = stream.set_nodelay(true);
-    play_match(stream, name, player, seed)
+    play_match(stream, (name, protocol), player, seed)
 }

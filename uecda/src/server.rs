@@ -12,7 +12,7 @@
 //! player submitted it, nothing once the table has cleared, and the
 //! flags as they stood before a clear that turn made.
 
-use std::io::Write;
+use std::io::{ErrorKind, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
@@ -23,10 +23,14 @@ use rnad_games::daihinmin::{Daihinmin, DaihinminState, PASS, RANK_RESET, SEAT_CH
 use rnad_games::{State, Turn};
 
 use crate::client::{ACCEPTED, ALL_OVER, GAME_OVER, GO_ON, REFUSED};
-use crate::table::{players_row, state_row, write_int, Table, PROTOCOL};
+use crate::table::{players_row, state_row, write_int, Protocol, Table};
 
 /// Players at the table.
 pub const PLAYERS: usize = 5;
+
+/// How long a client may stay silent before the server takes it for a
+/// 20060 client (the official server waits 2.5 s).
+const HELLO_WAIT: Duration = Duration::from_millis(2500);
 
 /// Why the server stopped.
 #[derive(Debug, thiserror::Error)]
@@ -41,8 +45,8 @@ pub enum ServerError {
         /// The error.
         source: std::io::Error,
     },
-    /// A client that does not speak protocol 20070.
-    #[error("player {player} announced protocol {protocol}, not 20070")]
+    /// A client that announces a protocol not spoken here.
+    #[error("player {player} announced protocol {protocol}, not 20070 or 20060")]
     Protocol {
         /// The player id.
         player: usize,
@@ -66,22 +70,24 @@ pub struct MatchReport {
 
 struct Seat {
     stream: TcpStream,
+    protocol: Protocol,
 }
 
 impl Seat {
     fn send(&mut self, player: usize, table: &Table, during: &str) -> Result<(), ServerError> {
         table
-            .write(&mut self.stream)
+            .write(&mut self.stream, self.protocol)
             .and_then(|()| self.stream.flush())
             .map_err(|source| io(player, during, source))
     }
 
     fn send_int(&mut self, player: usize, value: i32, during: &str) -> Result<(), ServerError> {
-        write_int(&mut self.stream, value).map_err(|source| io(player, during, source))
+        write_int(&mut self.stream, value, self.protocol)
+            .map_err(|source| io(player, during, source))
     }
 
     fn read(&mut self, player: usize, during: &str) -> Result<Table, ServerError> {
-        Table::read(&mut self.stream).map_err(|source| io(player, during, source))
+        Table::read(&mut self.stream, self.protocol).map_err(|source| io(player, during, source))
     }
 }
 
@@ -108,24 +114,46 @@ pub fn serve(
             .accept()
             .map_err(|source| io(player, "accepting", source))?;
         let _ = stream.set_nodelay(true);
-        stream
-            .set_read_timeout(Some(timeout))
-            .map_err(|source| io(player, "setting a timeout", source))?;
-        let mut seat = Seat { stream };
-        let hello = seat.read(player, "reading the protocol and name")?;
-        if hello.0[0][0] != PROTOCOL {
-            return Err(ServerError::Protocol {
+        let set_timeout = |stream: &TcpStream, wait: Duration| {
+            stream
+                .set_read_timeout(Some(wait))
+                .map_err(|source| io(player, "setting a timeout", source))
+        };
+        // As the official server does: a client silent for HELLO_WAIT
+        // speaks 20060; one that sends a first table says its version
+        // there (read as 20070's), and its name.
+        set_timeout(&stream, HELLO_WAIT)?;
+        let silent = match stream.peek(&mut [0u8; 1]) {
+            Ok(0) => {
+                let closed = std::io::Error::from(std::io::ErrorKind::UnexpectedEof);
+                return Err(io(player, "reading the protocol and name", closed));
+            }
+            Ok(_) => false,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => true,
+            Err(e) => return Err(io(player, "reading the protocol and name", e)),
+        };
+        set_timeout(&stream, timeout)?;
+        let mut seat = Seat {
+            stream,
+            protocol: Protocol::V20070,
+        };
+        let name = if silent {
+            seat.protocol = Protocol::V20060;
+            format!("player{player}")
+        } else {
+            let hello = seat.read(player, "reading the protocol and name")?;
+            seat.protocol = Protocol::of_number(hello.0[0][0]).ok_or(ServerError::Protocol {
                 player,
                 protocol: hello.0[0][0],
-            });
-        }
-        let name: String = hello.0[1]
-            .iter()
-            .take_while(|&&c| c != 0)
-            .filter_map(|&c| u8::try_from(c).ok().map(char::from))
-            .collect();
+            })?;
+            hello.0[1]
+                .iter()
+                .take_while(|&&c| c != 0)
+                .filter_map(|&c| u8::try_from(c).ok().map(char::from))
+                .collect()
+        };
         seat.send_int(player, player as i32, "sending the player id")?;
-        tracing::info!(player, name, "joined");
+        tracing::info!(player, name, protocol = seat.protocol.number(), "joined");
         names.push(name);
         seats.push(seat);
     }

@@ -1,4 +1,6 @@
-//! UECda's message: an 8 × 15 table of 32-bit big-endian integers.
+//! UECda's message: an 8 × 15 table of 32-bit integers, big-endian in
+//! protocol 20070, in the machine's own order (little-endian on the x86
+//! machines UECda runs on) in the older 20060.
 //!
 //! Rows 0–3 are the suits ♠ ♥ ♦ ♣ and columns 1–13 the ranks 3 … A, 2 (the
 //! games layer's suit order, and its rank plus one). A held card is a 1 in
@@ -18,8 +20,58 @@ pub const ROWS: usize = 8;
 pub const COLS: usize = 15;
 /// Bytes of a table on the wire.
 pub const BYTES: usize = ROWS * COLS * 4;
-/// The protocol version a client announces in its first table.
-pub const PROTOCOL: i32 = 20070;
+/// The protocol versions spoken here, as the official server takes them:
+/// a client announces 20070 in its first table, with its name; a client
+/// that sends nothing first speaks 20060.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// Integers little-endian, no first table.
+    V20060,
+    /// Integers big-endian, a first table with the version and the name.
+    V20070,
+}
+
+impl Protocol {
+    /// Its version number.
+    pub fn number(self) -> i32 {
+        match self {
+            Protocol::V20060 => 20060,
+            Protocol::V20070 => 20070,
+        }
+    }
+
+    /// The protocol of version `number`, if spoken here.
+    pub fn of_number(number: i32) -> Option<Protocol> {
+        [Protocol::V20060, Protocol::V20070]
+            .into_iter()
+            .find(|p| p.number() == number)
+    }
+
+    fn decode(self, bytes: [u8; 4]) -> i32 {
+        match self {
+            Protocol::V20060 => i32::from_le_bytes(bytes),
+            Protocol::V20070 => i32::from_be_bytes(bytes),
+        }
+    }
+
+    fn encode(self, value: i32) -> [u8; 4] {
+        match self {
+            Protocol::V20060 => value.to_le_bytes(),
+            Protocol::V20070 => value.to_be_bytes(),
+        }
+    }
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        s.parse::<i32>()
+            .ok()
+            .and_then(Protocol::of_number)
+            .ok_or_else(|| format!("protocol {s:?}: 20060 or 20070"))
+    }
+}
 
 const JOKER_INDEX: usize = 52;
 
@@ -53,16 +105,16 @@ pub mod players_row {
 }
 
 /// Reads one of the protocol's plain integers (the player id, the answer
-/// to a move, the end of a turn): 32 bits, big-endian.
-pub fn read_int(from: &mut impl Read) -> std::io::Result<i32> {
+/// to a move, the end of a turn): 32 bits.
+pub fn read_int(from: &mut impl Read, protocol: Protocol) -> std::io::Result<i32> {
     let mut bytes = [0u8; 4];
     from.read_exact(&mut bytes)?;
-    Ok(i32::from_be_bytes(bytes))
+    Ok(protocol.decode(bytes))
 }
 
 /// Writes one of the protocol's plain integers and flushes.
-pub fn write_int(to: &mut impl Write, value: i32) -> std::io::Result<()> {
-    to.write_all(&value.to_be_bytes())?;
+pub fn write_int(to: &mut impl Write, value: i32, protocol: Protocol) -> std::io::Result<()> {
+    to.write_all(&protocol.encode(value))?;
     to.flush()
 }
 
@@ -101,24 +153,24 @@ fn cell(index: usize) -> (usize, usize) {
 
 impl Table {
     /// Reads one table (480 bytes).
-    pub fn read(from: &mut impl Read) -> std::io::Result<Table> {
+    pub fn read(from: &mut impl Read, protocol: Protocol) -> std::io::Result<Table> {
         let mut bytes = [0u8; BYTES];
         from.read_exact(&mut bytes)?;
         let mut table = Table::default();
         for (i, chunk) in bytes.chunks_exact(4).enumerate() {
-            table.0[i / COLS][i % COLS] =
-                i32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            table.0[i / COLS][i % COLS] = protocol.decode([chunk[0], chunk[1], chunk[2], chunk[3]]);
         }
         Ok(table)
     }
 
-    /// Writes it (480 bytes).
-    pub fn write(&self, to: &mut impl Write) -> std::io::Result<()> {
+    /// Writes it (480 bytes, in one write: the official server reads a
+    /// table with one read).
+    pub fn write(&self, to: &mut impl Write, protocol: Protocol) -> std::io::Result<()> {
         let bytes: Vec<u8> = self
             .0
             .iter()
             .flatten()
-            .flat_map(|v| v.to_be_bytes())
+            .flat_map(|&v| protocol.encode(v))
             .collect();
         to.write_all(&bytes)
     }
@@ -270,9 +322,12 @@ mod tests {
             let table = Table::of_play(Some(play));
             assert_eq!(table.play(), Ok(id), "{play:?}");
             let mut bytes = Vec::new();
-            table.write(&mut bytes).unwrap();
+            table.write(&mut bytes, Protocol::V20070).unwrap();
             assert_eq!(bytes.len(), BYTES);
-            assert_eq!(Table::read(&mut bytes.as_slice()).unwrap(), table);
+            assert_eq!(
+                Table::read(&mut bytes.as_slice(), Protocol::V20070).unwrap(),
+                table
+            );
         }
         assert_eq!(Table::default().play(), Ok(PASS));
     }

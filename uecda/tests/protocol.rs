@@ -12,7 +12,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rnad_testkit::{bin_dir, free_port};
-use rnad_uecda::table::{players_row, state_row, write_int, Table, PROTOCOL};
+use rnad_uecda::table::{players_row, state_row, write_int, Protocol, Table};
 
 fn spawn(binary: &str, args: &[&str]) -> Child {
     Command::new(bin_dir().join(binary))
@@ -101,7 +101,8 @@ impl Server {
 
 #[test]
 fn five_default_clients_play_a_hundred_games_without_a_refused_play() {
-    hundred_games(["default"; 5]);
+    // One speaks the older protocol 20060: silent at first, little-endian.
+    hundred_games(["default", "default@20060", "default", "default", "default"]);
 }
 
 #[test]
@@ -122,9 +123,9 @@ fn uniform_and_monte_carlo_clients_play_a_hundred_games_without_a_refused_play()
     ]);
 }
 
-/// A 100-game match of five clients playing `players`: whole, with no
-/// refused play and nothing to resynchronise (the server plays the same
-/// rules).
+/// A 100-game match of five clients playing `players` (`PLAYER@20060`
+/// speaking protocol 20060): whole, with no refused play and nothing to
+/// resynchronise (the server plays the same rules).
 fn hundred_games(players: [&str; 5]) {
     let server = server(100);
     let clients: Vec<Child> = players
@@ -132,6 +133,10 @@ fn hundred_games(players: [&str; 5]) {
         .enumerate()
         .map(|(i, player)| {
             let name = format!("p{i}");
+            let (player, protocol) = player.split_once('@').unwrap_or((player, "20070"));
+            // Connected in order: the server waits on each client's first
+            // table (or its silence) before it accepts the next.
+            std::thread::sleep(Duration::from_millis(100));
             spawn(
                 "rnad-uecda-client",
                 &[
@@ -143,6 +148,8 @@ fn hundred_games(players: [&str; 5]) {
                     &name,
                     "--seed",
                     &i.to_string(),
+                    "--protocol",
+                    protocol,
                 ],
             )
         })
@@ -190,8 +197,8 @@ fn fake_server(then: Vec<u8>) -> (String, std::thread::JoinHandle<Table>) {
         stream
             .set_read_timeout(Some(Duration::from_secs(20)))
             .unwrap();
-        let hello = Table::read(&mut stream).unwrap();
-        write_int(&mut stream, 0).unwrap();
+        let hello = Table::read(&mut stream, Protocol::V20070).unwrap();
+        write_int(&mut stream, 0, Protocol::V20070).unwrap();
         stream.write_all(&then).unwrap();
         stream.flush().unwrap();
         // Let the client read everything before the connection closes.
@@ -204,7 +211,7 @@ fn fake_server(then: Vec<u8>) -> (String, std::thread::JoinHandle<Table>) {
 
 fn bytes(table: &Table) -> Vec<u8> {
     let mut out = Vec::new();
-    table.write(&mut out).unwrap();
+    table.write(&mut out, Protocol::V20070).unwrap();
     out
 }
 
@@ -247,11 +254,11 @@ fn a_client_adopts_a_server_whose_rules_differ_and_plays_on() {
     for table in [turn("3S", 1, true, sizes), after("KS", 1, after_king)] {
         then.extend(bytes(&table));
     }
-    write_int(&mut then, 0).unwrap();
+    write_int(&mut then, 0, Protocol::V20070).unwrap();
     for table in [turn("3S", 3, false, after_king), after("4H", 3, after_four)] {
         then.extend(bytes(&table));
     }
-    write_int(&mut then, 2).unwrap();
+    write_int(&mut then, 2, Protocol::V20070).unwrap();
     let (port, server) = fake_server(then);
     let client = spawn("rnad-uecda-client", &["--port", &port, "--name", "adopt"]);
     let output = finish(client, Duration::from_secs(30));
@@ -292,7 +299,7 @@ fn a_client_stops_with_the_reason_on_malformed_unexpected_or_missing_messages() 
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(expected), "{expected:?} not in {stderr}");
         let hello = server.join().unwrap();
-        assert_eq!(hello.0[0][0], PROTOCOL);
+        assert_eq!(hello.0[0][0], 20070);
         let name: Vec<i32> = hello.0[1][..5].to_vec();
         assert_eq!(name, "probe".bytes().map(i32::from).collect::<Vec<_>>());
     }
@@ -304,12 +311,12 @@ fn the_server_refuses_a_client_of_another_protocol() {
     let mut stream =
         std::net::TcpStream::connect(("127.0.0.1", server.port.parse::<u16>().unwrap())).unwrap();
     let mut hello = Table::default();
-    hello.0[0][0] = 20060;
-    hello.write(&mut stream).unwrap();
+    hello.0[0][0] = 20140;
+    hello.write(&mut stream, Protocol::V20070).unwrap();
     let (output, stderr) = server.finish(Duration::from_secs(30));
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     assert!(
-        stderr.contains("player 0 announced protocol 20060, not 20070"),
+        stderr.contains("player 0 announced protocol 20140, not 20070 or 20060"),
         "{stderr}"
     );
 }

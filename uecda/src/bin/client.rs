@@ -1,5 +1,6 @@
 //! `rnad-uecda-client --host H --port P --player SPEC`: plays every game
-//! of a UECda server (protocol 20070) with one rnad player: `default` (the
+//! of a UECda server (protocol 20070, or 20060 with `--protocol 20060`)
+//! with one rnad player: `default` (the
 //! UECda standard player), `uniform`, seed 003's Monte-Carlo players
 //! (`epsilon:1500`, …) or a trained network (`checkpoint:FILE[:KIND]`).
 //! Exits 0 when the server says every game is over, 1 with the reason on a
@@ -9,6 +10,7 @@ use clap::Parser;
 use rnad_evaluator::players::PlayerSpec;
 use rnad_games::Daihinmin;
 use rnad_uecda::client::connect_and_play;
+use rnad_uecda::table::Protocol;
 
 #[derive(Parser)]
 #[command(version, about = "Plays a UECda Daihinmin server with an rnad player")]
@@ -27,6 +29,10 @@ struct Args {
     /// The name announced to the server (at most 14 characters).
     #[arg(long, default_value = "rnad")]
     name: String,
+    /// The protocol: 20070 (announced, with the name) or 20060 (the
+    /// older one, which announces nothing).
+    #[arg(long, default_value = "20070")]
+    protocol: Protocol,
     /// Seed of the player's randomness and of the client's guesses.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -44,7 +50,12 @@ fn main() {
         }
     };
     let address = format!("{}:{}", args.host, args.port);
-    match connect_and_play(&address, &args.name, player.as_mut(), args.seed) {
+    match connect_and_play(
+        &address,
+        (&args.name, args.protocol),
+        player.as_mut(),
+        args.seed,
+    ) {
         Ok(played) => {
             tracing::info!(
                 id = played.id,
