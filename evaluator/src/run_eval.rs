@@ -357,6 +357,23 @@ mod tests {
         );
     }
 
+    /// The evaluator of `config`'s run, and an untrained network for it.
+    fn untrained(config: rnad_run::config::Config) -> (RunEvaluator, ParamSet) {
+        let run = ResolvedRun::new(config).unwrap();
+        let params = ParamSet::init(run.shape(), 3).unwrap();
+        let evaluator = RunEvaluator::new(&run, run.config().evaluation.mode, None).unwrap();
+        (evaluator, params)
+    }
+
+    /// `params` as every published set.
+    fn published(params: &ParamSet) -> PublishedSets<'_> {
+        PublishedSets {
+            online: params,
+            target: params,
+            reg: params,
+        }
+    }
+
     /// A Daihinmin panel of matches reports points per game (a 3-game
     /// match's points divided by 3: within a game's -2..=2 of the mean),
     /// and other games refuse panel matches naming the key.
@@ -366,15 +383,10 @@ mod tests {
         daihinmin.network.hidden = vec![8];
         daihinmin.evaluation.deals = 2;
         daihinmin.evaluation.panel_match_games = 3;
-        let run = ResolvedRun::new(daihinmin).unwrap();
-        let params = ParamSet::init(run.shape(), 3).unwrap();
-        let sets = PublishedSets {
-            online: &params,
-            target: &params,
-            reg: &params,
-        };
-        let mut evaluator = RunEvaluator::new(&run, run.config().evaluation.mode, None).unwrap();
-        let played = evaluator.evaluate(sets, None, 1, &|| false).unwrap();
+        let (mut evaluator, params) = untrained(daihinmin);
+        let played = evaluator
+            .evaluate(published(&params), None, 1, &|| false)
+            .unwrap();
         assert!(!played.head_to_head.is_empty());
         for result in &played.head_to_head {
             assert!((-2.0..=2.0).contains(&result.mean), "{result:?}");
@@ -410,14 +422,8 @@ mod tests {
         holdem.network.hidden = vec![8];
         holdem.evaluation.deals = 20;
         holdem.evaluation.lbr_interval_evaluations = 0;
-        let run = ResolvedRun::new(holdem).unwrap();
-        let params = ParamSet::init(run.shape(), 3).unwrap();
-        let sets = PublishedSets {
-            online: &params,
-            target: &params,
-            reg: &params,
-        };
-        let mut evaluator = RunEvaluator::new(&run, run.config().evaluation.mode, None).unwrap();
+        let (mut evaluator, params) = untrained(holdem);
+        let sets = published(&params);
         let asked = std::cell::Cell::new(0);
         let after_seven_games = || {
             asked.set(asked.get() + 1);

@@ -190,32 +190,28 @@ impl Table {
 
     /// The hand a table shows (rows 0–4 only).
     pub fn hand(&self) -> Result<Cards, TableError> {
-        let mut cards = 0;
-        for row in 0..5 {
-            for col in 0..COLS {
-                let value = self.0[row][col];
-                match (row, col, value) {
-                    (_, _, 0) => {}
-                    (4, 1, 2) => cards |= JOKER,
-                    (0..=3, 1..=13, 1) => cards |= 1 << ((col - 1) * 4 + row),
-                    _ => return Err(TableError::BadCell { row, col, value }),
-                }
-            }
-        }
-        Ok(cards)
+        self.cards(false)
     }
 
     /// The cards an exchange submission gives, read as the official
     /// server reads them: a 1 in rows 0–3, columns 1–13 is that card, a 2
     /// in any cell of rows 0–4 is the joker (once).
     pub fn gift(&self) -> Result<Cards, TableError> {
+        self.cards(true)
+    }
+
+    /// The cards of rows 0–4: a 1 in rows 0–3, columns 1–13 is that card;
+    /// the joker is a 2 at `[4][1]`, or in any cell (once) where
+    /// `joker_anywhere`.
+    fn cards(&self, joker_anywhere: bool) -> Result<Cards, TableError> {
         let mut cards = 0;
         for row in 0..5 {
             for col in 0..COLS {
                 let value = self.0[row][col];
+                let joker_here = joker_anywhere || (row, col) == (4, 1);
                 match (row, col, value) {
                     (_, _, 0) => {}
-                    (_, _, 2) if cards & JOKER == 0 => cards |= JOKER,
+                    (_, _, 2) if joker_here && cards & JOKER == 0 => cards |= JOKER,
                     (0..=3, 1..=13, 1) => cards |= 1 << ((col - 1) * 4 + row),
                     _ => return Err(TableError::BadCell { row, col, value }),
                 }
