@@ -543,3 +543,63 @@ pub fn connect_and_play(
     let _ = stream.set_nodelay(true);
     play_match(stream, (name, protocol), player, seed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rnad_games::daihinmin::parse_cards;
+
+    /// The first turn's table of player `me` holding `hand`, with row 6's
+    /// sizes and ranks (by player id, 0 = daifugo), seats in id order.
+    fn first_turn(hand: &str, sizes: [i32; 5], ranks: [i32; 5]) -> Table {
+        let mut table = Table::of_hand(parse_cards(hand).unwrap());
+        table.0[5][state_row::ON_TURN] = 0;
+        table.0[5][state_row::EMPTY] = 1;
+        table.0[6][players_row::SIZES..players_row::SIZES + 5].copy_from_slice(&sizes);
+        table.0[6][players_row::RANKS..players_row::RANKS + 5].copy_from_slice(&ranks);
+        table
+    }
+
+    #[test]
+    fn the_daihinmin_knows_what_it_gave_and_got_and_its_gift_sits_with_the_daifugo() {
+        // Player 2 is the daihinmin (rank 4), player 3 the daifugo: it was
+        // dealt 2S 2H 5C …, gave 2S 2H, got 3S 4S.
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let dealt = Dealt {
+            hand: parse_cards("2S 2H 5C 6C 7C 8C 9C TC JC QC").unwrap(),
+            gave: 0,
+        };
+        let now = "3S 4S 5C 6C 7C 8C 9C TC JC QC";
+        let table = first_turn(now, [11, 11, 10, 11, 10], [1, 2, 4, 0, 3]);
+        let followed = Followed::start(2, &table, dealt, &mut rng).unwrap();
+        let state = &followed.state;
+        assert_eq!(state.ranks(), Some(&[2, 3, 5, 1, 4][..]));
+        let (got, gave) = state.exchanged(2);
+        assert_eq!(gave, parse_cards("2S 2H").unwrap());
+        assert_eq!(got, parse_cards("3S 4S").unwrap());
+        assert_eq!(state.seen_exchange(2), (got, gave));
+        let daifugo = state.hands()[3];
+        assert_eq!(daifugo & gave, gave, "the daifugo holds what it got");
+        assert_eq!(daifugo.count_ones(), 11);
+        let all = state.hands().iter().fold(0u64, |a, &h| a | h);
+        assert_eq!(all.count_ones(), 53, "every card in one hand");
+    }
+
+    #[test]
+    fn the_daifugo_knows_what_it_gave_back_but_not_what_it_got() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let dealt = Dealt {
+            hand: parse_cards("3S 3H 2S 2H AS AH KS KH QS QH JS JH TS").unwrap(),
+            gave: parse_cards("3S 3H").unwrap(),
+        };
+        let now = "2S 2H AS AH KS KH QS QH JS JH TS";
+        let table = first_turn(now, [11, 11, 11, 10, 10], [0, 2, 1, 3, 4]);
+        let followed = Followed::start(0, &table, dealt, &mut rng).unwrap();
+        let state = &followed.state;
+        assert_eq!(state.seen_exchange(0), (0, parse_cards("3S 3H").unwrap()));
+        // Its gift is in the daihinmin's (player 4's) guessed hand.
+        let gift = parse_cards("3S 3H").unwrap();
+        assert_eq!(state.hands()[4] & gift, gift);
+        assert_eq!(state.hands()[4].count_ones(), 10);
+    }
+}
