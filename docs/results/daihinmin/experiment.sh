@@ -4,17 +4,23 @@
 # UCB1-tuned, four random-sampling and four default players (its figures
 # 2 and 3), and the five-player table of majority, epsilon, ucb1-tuned,
 # random-sampling and softmax (its figure 4); every Monte-Carlo player at
-# N playouts a move. Writes JSON lines to docs/results/daihinmin/experiment.jsonl,
-# one per configuration in the order below.
+# N playouts a decision. Writes JSON lines to OUT (default
+# docs/results/daihinmin/experiment.jsonl), one per configuration in the
+# order below.
 # At N = 1500 and 20 deals (100 games) a configuration, about an hour on
 # one core; JOBS runs that many configurations at once (N, DEALS and JOBS
-# override the defaults).
+# override the defaults). OPPONENTS, X_VALUES and R_VALUES set the grid,
+# TABLE=no leaves out the five-player table, and TABLE_EXTRA adds
+# configurations after it (lines of figure, parameter, players).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 n=${N:-1500}
 deals=${DEALS:-20}
 jobs=${JOBS:-1}
-out=docs/results/daihinmin/experiment.jsonl
+out=${OUT:-docs/results/daihinmin/experiment.jsonl}
+opponents=${OPPONENTS:-ucb1-tuned:$n random-sampling:$n default}
+x_values=${X_VALUES:-0 0.2 0.4 0.6 0.8 1}
+r_values=${R_VALUES:-0.01 1 2 3 4 5}
 parts=$(mktemp -d)
 # A copy, so that rebuilding the workspace during the run changes nothing.
 evaluator="$parts/rnad-evaluator"
@@ -22,16 +28,21 @@ cp target/release/rnad-evaluator "$evaluator"
 
 # One configuration a line: figure, parameter, players.
 configurations() {
-    for opponent in "ucb1-tuned:$n" "random-sampling:$n" default; do
+    for opponent in $opponents; do
         others="$opponent,$opponent,$opponent,$opponent"
-        for x in 0 0.2 0.4 0.6 0.8 1; do
+        for x in $x_values; do
             echo "2 x=$x epsilon:$n:$x,$others"
         done
-        for r in 0.01 1 2 3 4 5; do
+        for r in $r_values; do
             echo "3 r=$r softmax:$n:$r,$others"
         done
     done
-    echo "4 - majority:$n,epsilon:$n,ucb1-tuned:$n,random-sampling:$n,softmax:$n"
+    if [ "${TABLE:-yes}" = yes ]; then
+        echo "4 - majority:$n,epsilon:$n,ucb1-tuned:$n,random-sampling:$n,softmax:$n"
+    fi
+    if [ -n "${TABLE_EXTRA:-}" ]; then
+        echo "$TABLE_EXTRA"
+    fi
 }
 
 # Plays configuration number $1 (figure $2, parameter $3, players $4) into its own part.
