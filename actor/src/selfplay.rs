@@ -67,6 +67,9 @@ pub struct SelfPlay {
     game: Arc<dyn Game>,
     shape: NetShape,
     slots: Vec<Slot>,
+    /// Where games play series and a lockstep set finished some, the
+    /// states their next episodes start from, for the next set.
+    sequels: std::collections::VecDeque<Box<dyn State>>,
     rng: ChaCha8Rng,
     source: RngStream,
     decisions: u64,
@@ -84,6 +87,7 @@ impl SelfPlay {
     pub fn new(game: Arc<dyn Game>, shape: NetShape, games: usize, source: RngStream) -> SelfPlay {
         let mut play = SelfPlay {
             slots: Vec::with_capacity(games),
+            sequels: std::collections::VecDeque::new(),
             rng: source.generator(),
             source,
             game,
@@ -155,13 +159,22 @@ impl SelfPlay {
 
     /// Plays exactly `count` new games to their end with `snapshot` and
     /// returns them in finishing order. Nothing carries over between calls
-    /// but the generator, which makes lockstep training reproducible.
+    /// but the generator and, where games play series, the next episodes
+    /// of the games finished, which makes lockstep training reproducible
+    /// (a resumed run's series start afresh).
     pub fn play_fresh(
         &mut self,
         snapshot: &PolicySnapshot,
         count: usize,
     ) -> Result<Vec<Trajectory>> {
-        self.slots = (0..count).map(|_| self.fresh_slot()).collect();
+        let mut slots = Vec::with_capacity(count);
+        for _ in 0..count {
+            slots.push(match self.sequels.pop_front() {
+                Some(next) => self.slot_from(next),
+                None => self.fresh_slot(),
+            });
+        }
+        self.slots = slots;
         let mut out = Vec::with_capacity(count);
         while !self.slots.is_empty() {
             out.extend(self.advance(snapshot, false)?);
@@ -240,11 +253,14 @@ impl SelfPlay {
                 game.param_version = snapshot.version;
                 finished.push(game);
                 done[i] = true;
+                let next = slot.state.next_episode();
                 if refill {
-                    self.slots[i] = match slot.state.next_episode() {
+                    self.slots[i] = match next {
                         Some(next) => self.slot_from(next),
                         None => self.fresh_slot(),
                     };
+                } else {
+                    self.sequels.extend(next);
                 }
             }
         }
@@ -383,6 +399,52 @@ mod tests {
             steps.len()
         );
         assert!(far_from_uniform > steps.len() / 4, "{torso:?} {head:?}");
+    }
+
+    /// Games that play series go on from one episode to the next, in
+    /// continuous and in lockstep play: Daihinmin's later games of a
+    /// series have an exchange, whose gifts back are recorded decisions.
+    #[test]
+    fn self_play_continues_a_series_from_game_to_game() {
+        let game = GameSpec::parse("daihinmin(series=3)").unwrap().load();
+        // Every play, then a gift of each of the 53 cards.
+        let give_base = rnad_games::daihinmin::catalogue().actions();
+        assert_eq!(game.num_distinct_actions(), give_base + 53);
+        let shape = NetShape {
+            input: game.information_state_tensor_size(),
+            torso: TorsoKind::Mlp,
+            hidden: vec![8],
+            actions: game.num_distinct_actions(),
+            head: HeadKind::Gathered,
+            cards: game.card_layout(),
+        };
+        let snapshot = PolicySnapshot {
+            version: 1,
+            params: ParamSet::init(&shape, 2).unwrap(),
+        };
+        let gifts = |games: &[rnad_wire::trajectory::Trajectory]| {
+            games
+                .iter()
+                .flat_map(|g| g.decisions())
+                .filter(|d| usize::from(d.action) >= give_base)
+                .count()
+        };
+        let mut play = SelfPlay::new(game.clone(), shape.clone(), 2, RngStream::of(4));
+        let mut finished = Vec::new();
+        for _ in 0..100_000 {
+            finished.extend(play.step(&snapshot).unwrap());
+            if finished.len() >= 6 {
+                break;
+            }
+        }
+        assert!(finished.len() >= 6);
+        // Two games' series of three: four later games, three gifts each.
+        assert!(gifts(&finished) >= 12, "{} gifts", gifts(&finished));
+        let mut lockstep = SelfPlay::new(game, shape, 1, RngStream::of(5));
+        let first = lockstep.play_fresh(&snapshot, 2).unwrap();
+        assert_eq!(gifts(&first), 0, "first games have no exchange");
+        let second = lockstep.play_fresh(&snapshot, 2).unwrap();
+        assert_eq!(gifts(&second), 6, "the second games of both series");
     }
 
     #[test]

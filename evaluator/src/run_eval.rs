@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rnad_games::public_tree::PublicTree;
-use rnad_games::Game;
+use rnad_games::{Game, GameSpec};
 use rnad_run::checkpoint::SavedAverage;
 use rnad_run::config::EvaluationMode;
 use rnad_run::history::{HeadToHead, HistoryEntry, LocalBestResponse, PolicyKind};
@@ -140,6 +140,16 @@ impl RunEvaluator {
     /// The game.
     pub fn game(&self) -> &dyn Game {
         self.game.as_ref()
+    }
+
+    /// The game a sampled panel plays (the run's, or Daihinmin's matches
+    /// of `evaluation.panel_match_games`); none for a judge on a public
+    /// tree.
+    pub fn panel_game(&self) -> Option<&GameSpec> {
+        match &self.judge {
+            Judge::Sampled(panel) => Some(panel.game()),
+            _ => None,
+        }
     }
 
     /// Evaluates the parameters of learner step `step` (and the averaged
@@ -384,6 +394,10 @@ mod tests {
         daihinmin.evaluation.deals = 2;
         daihinmin.evaluation.panel_match_games = 3;
         let (mut evaluator, params) = untrained(daihinmin);
+        assert_eq!(
+            evaluator.panel_game().map(ToString::to_string),
+            Some("daihinmin(games=3)".to_string())
+        );
         let played = evaluator
             .evaluate(published(&params), None, 1, &|| false)
             .unwrap();

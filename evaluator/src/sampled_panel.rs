@@ -37,7 +37,7 @@ const LBR_BETS: [usize; 2] = [2, 3];
 /// Boards sampled for LBR's equity when more than one card is to come.
 const LBR_SAMPLED_BOARDS: usize = 32;
 
-/// Playouts a move of the Monte-Carlo player on Daihinmin's panel: few,
+/// Playouts a decision of the Monte-Carlo player on Daihinmin's panel: few,
 /// so that an evaluation stays short.
 const PANEL_PLAYOUTS: usize = 20;
 
@@ -152,6 +152,11 @@ impl SampledPanel {
             lbr,
             evaluations: 0,
         })
+    }
+
+    /// The game it plays.
+    pub fn game(&self) -> &GameSpec {
+        self.game.spec()
     }
 
     fn network(&self, params: &ParamSet) -> Result<NetworkPlayer, EvaluatorError> {

@@ -12,8 +12,8 @@
 //! client adopts the server's word, logs the first such case, counts them
 //! all and plays on. A malformed message, a hand that is not the one the
 //! game says, or a closed connection ends the client with an error that
-//! says what arrived. In the exchange it gives as the default player does
-//! (its weakest cards, never the joker).
+//! says what arrived. In the exchange its player chooses the cards it
+//! gives back, in a state built from the deal message.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -21,8 +21,7 @@ use std::sync::Arc;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_games::bots::uecda_default::weakest_cards;
-use rnad_games::daihinmin::{catalogue, Cards, Daihinmin, DaihinminState, Rules, PASS};
+use rnad_games::daihinmin::{catalogue, Cards, Daihinmin, DaihinminState, Play, Rules, PASS};
 use rnad_games::headtohead::sampled::Player;
 use rnad_games::{State, Turn};
 
@@ -129,6 +128,9 @@ struct Followed {
     /// Seat of each player id.
     seat_of: [usize; 5],
     me: usize,
+    /// The last play the server accepted and its seat: what its table
+    /// holds while not empty, whatever the rules here say.
+    last_play: Option<(Play, usize)>,
 }
 
 /// The exchange partner of the player of `rank` (0 = daifugo … 4 =
@@ -193,54 +195,22 @@ impl Followed {
         let partner_id = partner(ranks[me])
             .filter(|_| in_exchange)
             .and_then(|rank| ranks.iter().position(|&r| r == rank));
+        if partner_id.is_some() && dealt.hand == 0 {
+            return Err(unexpected(
+                during,
+                "a game with an exchange whose deal message never came".into(),
+            ));
+        }
+        // Net of any card the partner handed straight back, which the
+        // default gifts never do.
         let (gave, got) = match partner_id {
             Some(_) if ranks[me] <= 1 => (dealt.gave, 0),
             Some(_) => (dealt.hand & !mine, mine & !dealt.hand),
             None => (0, 0),
         };
         let sizes = &table.0[6][players_row::SIZES..players_row::SIZES + 5];
-        let mut unseen = ((1u64 << 53) - 1) & !mine & !gave;
-        let mut hands = vec![0; 5];
-        for id in 0..5 {
-            let size = usize::try_from(sizes[id])
-                .ok()
-                .filter(|&s| s <= 53)
-                .ok_or_else(|| unexpected(during, format!("hand sizes {sizes:?}")))?;
-            hands[seat_of[id]] = if id == me {
-                if mine.count_ones() as usize != size {
-                    return Err(unexpected(
-                        during,
-                        format!("a hand of {} cards said to hold {size}", mine.count_ones()),
-                    ));
-                }
-                mine
-            } else {
-                // What this client gave its partner is in the partner's hand.
-                let known = if Some(id) == partner_id { gave } else { 0 };
-                let size = size
-                    .checked_sub(known.count_ones() as usize)
-                    .ok_or_else(|| {
-                        unexpected(
-                            during,
-                            format!("hand sizes {sizes:?} under the cards given"),
-                        )
-                    })?;
-                let pool: Vec<usize> = (0..53).filter(|&c| unseen & (1 << c) != 0).collect();
-                if pool.len() < size {
-                    return Err(unexpected(
-                        during,
-                        format!("hand sizes {sizes:?} exceed the deck"),
-                    ));
-                }
-                let mut drawn: Cards = 0;
-                let mut pool = pool;
-                for _ in 0..size {
-                    drawn |= 1 << pool.swap_remove(rng.random_range(0..pool.len()));
-                }
-                unseen &= !drawn;
-                drawn | known
-            };
-        }
+        let hands = guess_hands(me, mine, sizes, &seat_of, (partner_id, gave), rng)
+            .map_err(|what| unexpected(during, what))?;
         let on_turn = player_id(table.0[5][state_row::ON_TURN], during)?;
         let rules = rules_of(table)?;
         let mut state = DaihinminState::from_hands(rules, hands, seat_of[on_turn]);
@@ -249,13 +219,19 @@ impl Followed {
                 .with_gift(seat_of[me], seat_of[partner], gave)
                 .with_gift(seat_of[partner], seat_of[me], got);
         }
-        Ok(Followed { state, seat_of, me })
+        Ok(Followed {
+            state,
+            seat_of,
+            me,
+            last_play: None,
+        })
     }
 
     /// Checks a turn's table against the followed state, adopting the
-    /// server's word on whose turn it is (and the table's flags) where the
-    /// rules disagree; says whether it had to.
-    fn check_turn(&mut self, table: &Table) -> Result<(usize, bool), ClientError> {
+    /// server's word on whose turn it is and what the table holds (empty
+    /// or the last play it accepted, lock, revolution) where the rules
+    /// disagree; says what disagreed.
+    fn check_turn(&mut self, table: &Table) -> Result<(usize, Option<String>), ClientError> {
         let during = "a turn's table";
         let on_turn = player_id(table.0[5][state_row::ON_TURN], during)?;
         if !matches!(self.state.turn(), Turn::Player(_)) {
@@ -268,21 +244,36 @@ impl Followed {
             ));
         }
         let row = &table.0[5];
-        let empty = row[state_row::EMPTY] == 1;
-        let disagrees =
-            self.seat_of[on_turn] != self.state.to_move() || empty != self.state.table().is_none();
-        if disagrees {
-            tracing::debug!(
-                on_turn,
-                seat = self.state.to_move(),
-                "the server's turn differs from the rules: adopted"
-            );
-            self.state.adopt_turn(
-                self.seat_of[on_turn],
-                empty,
-                row[state_row::LOCK] == 1,
-                row[state_row::REVOLUTION] == 1,
-            );
+        let on_table = if row[state_row::EMPTY] == 1 {
+            None
+        } else {
+            self.last_play
+        };
+        let (locked, revolution) = (row[state_row::LOCK] == 1, row[state_row::REVOLUTION] == 1);
+        let disagreement = if self.seat_of[on_turn] != self.state.to_move() {
+            Some(format!(
+                "player {on_turn} on turn where the rules say seat {}",
+                self.state.to_move()
+            ))
+        } else if on_table.is_none() != self.state.table().is_none()
+            || locked != self.state.locked()
+            || revolution != self.state.revolution()
+        {
+            let says = |empty: bool| if empty { "empty" } else { "in play" };
+            Some(format!(
+                "a table {} (lock {locked}, revolution {revolution}) where the rules say {} \
+                 (lock {}, revolution {})",
+                says(on_table.is_none()),
+                says(self.state.table().is_none()),
+                self.state.locked(),
+                self.state.revolution()
+            ))
+        } else {
+            None
+        };
+        if disagreement.is_some() {
+            self.state
+                .adopt_turn(self.seat_of[on_turn], on_table, locked, revolution);
         }
         let hand = table.hand().map_err(|source| ClientError::Table {
             during: during.into(),
@@ -298,19 +289,19 @@ impl Followed {
                 ),
             ));
         }
-        Ok((on_turn, disagrees))
+        Ok((on_turn, disagreement))
     }
 
     /// Applies what player `id` did, as the table after the turn shows it
     /// (`own`: what this client did, when it was its turn); a play the
     /// rules would have refused there is put on the table all the same,
-    /// as the server accepted it. Says whether that happened.
+    /// as the server accepted it, and said.
     fn observe(
         &mut self,
         id: usize,
         after: &Table,
         own: Option<usize>,
-    ) -> Result<bool, ClientError> {
+    ) -> Result<Option<String>, ClientError> {
         let during = "the table after a turn";
         let seat = self.seat_of[id];
         let action = match own {
@@ -345,20 +336,122 @@ impl Followed {
                 }
             }
         };
+        if let Some(play) = catalogue().play(action) {
+            self.last_play = Some((*play, seat));
+        }
         if action != PASS && !self.state.legal_actions().contains(&action) {
-            tracing::debug!(
-                id,
-                action,
-                "a play the rules refuse, accepted by the server: adopted"
-            );
             self.state.force_play(seat, action);
-            return Ok(true);
+            let cards = catalogue().play(action).map_or(0, |p| p.cards);
+            return Ok(Some(format!(
+                "player {id} played {}, which the rules refuse there",
+                rnad_games::daihinmin::cards_text(cards)
+            )));
         }
         self.state.apply_action(action);
         // The server's random places after 20 passes end the game; the
         // following state waits for its word.
-        Ok(false)
+        Ok(None)
     }
+}
+
+/// Every seat's hand: `mine` for player `me`, the others drawn at random
+/// from the cards unseen, as many as `sizes` (by player id) says, where
+/// `known` (a player id and cards) puts cards this client gave in that
+/// player's hand.
+fn guess_hands(
+    me: usize,
+    mine: Cards,
+    sizes: &[i32],
+    seat_of: &[usize; 5],
+    known: (Option<usize>, Cards),
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<Cards>, String> {
+    let (holder, given) = known;
+    let mut unseen = ((1u64 << 53) - 1) & !mine & !given;
+    let mut hands = vec![0; 5];
+    for id in 0..5 {
+        let size = usize::try_from(sizes[id])
+            .ok()
+            .filter(|&s| s <= 53)
+            .ok_or_else(|| format!("hand sizes {sizes:?}"))?;
+        hands[seat_of[id]] = if id == me {
+            if mine.count_ones() as usize != size {
+                return Err(format!(
+                    "a hand of {} cards said to hold {size}",
+                    mine.count_ones()
+                ));
+            }
+            mine
+        } else {
+            let known = if Some(id) == holder { given } else { 0 };
+            let size = size
+                .checked_sub(known.count_ones() as usize)
+                .ok_or_else(|| format!("hand sizes {sizes:?} under the cards given"))?;
+            let mut pool: Vec<usize> = (0..53).filter(|&c| unseen & (1 << c) != 0).collect();
+            if pool.len() < size {
+                return Err(format!("hand sizes {sizes:?} exceed the deck"));
+            }
+            let mut drawn: Cards = 0;
+            for _ in 0..size {
+                drawn |= 1 << pool.swap_remove(rng.random_range(0..pool.len()));
+            }
+            unseen &= !drawn;
+            drawn | known
+        };
+    }
+    Ok(hands)
+}
+
+/// The cards this client (player `me`, to give `count`) gives back in the
+/// exchange, as `player` chooses them in the state the deal message
+/// shows: its hand after the poorest's gifts, the others' guessed at their
+/// sizes after the automatic gifts, the previous ranks.
+fn choose_gift(
+    me: usize,
+    deal: &Table,
+    count: usize,
+    player: &mut dyn Player,
+    rng: &mut ChaCha8Rng,
+) -> Result<Cards, ClientError> {
+    let during = "the deal";
+    let seat_of = seats(deal)?;
+    let mine = deal.hand().map_err(|source| ClientError::Table {
+        during: during.into(),
+        source,
+    })?;
+    let ranks = &deal.0[6][players_row::RANKS..players_row::RANKS + 5];
+    let partner_id = partner(ranks[me])
+        .and_then(|rank| ranks.iter().position(|&r| r == rank))
+        .filter(|_| ranks[me] <= 1)
+        .ok_or_else(|| {
+            unexpected(
+                during,
+                format!("{count} cards to give with ranks {ranks:?}: no poorer partner"),
+            )
+        })?;
+    // The sizes are as dealt: the poorest have given since, the richest
+    // received.
+    let sizes: Vec<i32> = (0..5)
+        .map(|id| {
+            let moved = [2, 1, 0, -1, -2][ranks[id].clamp(0, 4) as usize];
+            deal.0[6][players_row::SIZES + id] + moved
+        })
+        .collect();
+    let hands = guess_hands(me, mine, &sizes, &seat_of, (None, 0), rng)
+        .map_err(|what| unexpected(during, what))?;
+    let rules = rules_of(deal)?;
+    let mut state =
+        DaihinminState::at_exchange(rules, hands, seat_of[me], seat_of[partner_id], count);
+    let give_base = state.rules().give_base();
+    let mut gift = 0;
+    for _ in 0..count {
+        let legal = state.legal_actions();
+        let probs = player.policy(&state, &legal);
+        let action = sample(&legal, &probs, rng);
+        gift |= 1u64 << (action - give_base);
+        state.apply_action(action);
+    }
+    Ok(gift)
 }
 
 fn player_id(value: i32, during: &str) -> Result<usize, ClientError> {
@@ -416,12 +509,14 @@ pub fn play_match<S: Read + Write>(
     tracing::info!(id, "joined");
     let mut game: Option<Followed> = None;
     let mut dealt = Dealt::default();
-    let note_resync = |played: &mut Played| {
+    let note_resync = |played: &mut Played, what: String| {
         if played.resynchronised == 0 {
             tracing::warn!(
-                "the server's rules differ from the games layer's here: the client adopts \
-                 the server's state and plays on (counted; reported at the end)"
+                "the server's rules differ from the games layer's here ({what}): the client \
+                 adopts the server's state and plays on (counted; reported at the end)"
             );
+        } else {
+            tracing::debug!("adopted the server's state: {what}");
         }
         played.resynchronised += 1;
     };
@@ -439,7 +534,7 @@ pub fn play_match<S: Read + Write>(
                 .min(2);
             dealt = Dealt { hand, gave: 0 };
             if count > 0 {
-                dealt.gave = weakest_cards(hand, count);
+                dealt.gave = choose_gift(id, &table, count, player, &mut rng)?;
                 wire.send(&Table::of_hand(dealt.gave), "the exchange")?;
             }
             continue;
@@ -453,9 +548,9 @@ pub fn play_match<S: Read + Write>(
                 &mut rng,
             )?),
         };
-        let (on_turn, adopted) = followed.check_turn(&table)?;
-        if adopted {
-            note_resync(&mut played);
+        let (on_turn, disagreement) = followed.check_turn(&table)?;
+        if let Some(what) = disagreement {
+            note_resync(&mut played, what);
         }
         let mine = if table.0[5][state_row::MY_TURN] == 1 {
             if on_turn != id {
@@ -494,8 +589,8 @@ pub fn play_match<S: Read + Write>(
             None
         };
         let after = wire.table("the table after a turn")?;
-        if followed.observe(on_turn, &after, mine)? {
-            note_resync(&mut played);
+        if let Some(what) = followed.observe(on_turn, &after, mine)? {
+            note_resync(&mut played, what);
         }
         match wire.int("the end of a turn")? {
             GO_ON => {}

@@ -166,12 +166,12 @@ pub fn serve(
     // Each player's place in the last game (0 = daifugo), and who sits
     // where.
     let mut ranks: Option<Vec<usize>> = None;
-    let mut seating = Seating::identity();
+    let mut seating = Seating::drawn(&mut rng);
     for game in 0..games {
         if game % RANK_RESET == 0 {
             ranks = None;
         }
-        if game % SEAT_CHANGE == 0 {
+        if game > 0 && game % SEAT_CHANGE == 0 {
             seating = Seating::drawn(&mut rng);
         }
         let mut table = Match {
@@ -198,16 +198,14 @@ struct Seating {
 }
 
 impl Seating {
-    fn identity() -> Seating {
-        Seating {
-            player_in_seat: [0, 1, 2, 3, 4],
-            seat_of: [0, 1, 2, 3, 4],
-        }
-    }
-
+    /// A seating drawn at random, as the official server draws it before
+    /// games 1, 4, 7 ….
     fn drawn(rng: &mut ChaCha8Rng) -> Seating {
         let mut pool: Vec<usize> = (0..PLAYERS).collect();
-        let mut seating = Seating::identity();
+        let mut seating = Seating {
+            player_in_seat: [0; PLAYERS],
+            seat_of: [0; PLAYERS],
+        };
         for seat in 0..PLAYERS {
             let player = pool.swap_remove(rng.random_range(0..pool.len()));
             seating.player_in_seat[seat] = player;
@@ -328,7 +326,6 @@ impl Match<'_> {
             let submission = self.conns[mover].read(mover, "reading a move")?;
             let submitted = submission.play();
             let empty = state.table().is_none();
-            let locked = state.locked();
             let (action, reply) = match submitted {
                 Ok(PASS) => (PASS, if empty { ACCEPTED } else { REFUSED }),
                 Ok(action) if state.legal_actions().contains(&action) => (action, ACCEPTED),
@@ -343,7 +340,7 @@ impl Match<'_> {
                 }
             };
             self.conns[mover].send_int(mover, reply, "answering a move")?;
-            let before = state.clone();
+            let locked = lock_after(&state, action);
             if action != PASS {
                 stage = Table::default();
                 stage.0[..5].copy_from_slice(&submission.0[..5]);
@@ -362,7 +359,7 @@ impl Match<'_> {
                 table.0[5][state_row::ON_TURN] = mover as i32;
                 // The flags as they stood after the move, before a clear.
                 table.0[5][state_row::EMPTY] = i32::from(empty && action == PASS);
-                table.0[5][state_row::LOCK] = i32::from(lock_after(&before, action, locked));
+                table.0[5][state_row::LOCK] = i32::from(locked);
                 self.conns[player].send(player, &table, "sending the table")?;
                 self.conns[player].send_int(player, word, "sending the end of a turn")?;
             }
@@ -381,18 +378,17 @@ impl Match<'_> {
     }
 }
 
-/// The lock after `action` at `before` (whose lock was `locked`), before
-/// any clear the action makes: a lone joker lifts it, a play with the
-/// table's suits sets it.
-fn lock_after(before: &DaihinminState, action: usize, locked: bool) -> bool {
+/// The lock once `action` is made at `state`, before any clear it makes:
+/// a lone joker lifts it, a play with the table's suits sets it.
+fn lock_after(state: &DaihinminState, action: usize) -> bool {
     let Some(play) = rnad_games::daihinmin::catalogue().play(action) else {
-        return locked;
+        return state.locked();
     };
     if play.is_lone_joker() {
         return false;
     }
-    locked
-        || before
+    state.locked()
+        || state
             .table()
             .is_some_and(|(table, _)| play.suits != 0 && play.suits == table.suits)
 }

@@ -329,6 +329,38 @@ mod tests {
     }
 
     #[test]
+    fn protocol_20070_is_big_endian_and_20060_little_endian() {
+        let mut bytes = Vec::new();
+        write_int(&mut bytes, 9, Protocol::V20070).unwrap();
+        write_int(&mut bytes, 9, Protocol::V20060).unwrap();
+        assert_eq!(bytes, [0, 0, 0, 9, 9, 0, 0, 0]);
+        assert_eq!(read_int(&mut &bytes[4..], Protocol::V20060).unwrap(), 9);
+        let mut table = Table::default();
+        table.0[0][1] = 1;
+        let mut bytes = Vec::new();
+        table.write(&mut bytes, Protocol::V20060).unwrap();
+        assert_eq!(&bytes[4..8], [1, 0, 0, 0], "cell [0][1]");
+        assert_eq!(
+            Table::read(&mut bytes.as_slice(), Protocol::V20060).unwrap(),
+            table
+        );
+        assert_eq!("20060".parse(), Ok(Protocol::V20060));
+        assert!("20140".parse::<Protocol>().is_err());
+    }
+
+    #[test]
+    fn a_gift_reads_a_two_anywhere_as_the_joker_once() {
+        let mut gift = Table::default();
+        gift.0[0][1] = 1; // 3♠
+        gift.0[2][7] = 2; // the joker, in the 9♦ cell
+        assert_eq!(gift.gift(), Ok(parse_cards("3S JK").unwrap()));
+        // A hand holds the joker at [4][1] only.
+        assert!(gift.hand().is_err());
+        gift.0[1][3] = 2;
+        assert!(gift.gift().is_err(), "a second joker");
+    }
+
+    #[test]
     fn cells_are_where_the_protocol_puts_them() {
         // ♦3 is row 2, column 1; 2♣ row 3, column 13; the held joker [4][1].
         let hand = Table::of_hand(parse_cards("3D 2C JK").unwrap());

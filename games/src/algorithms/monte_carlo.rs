@@ -23,7 +23,7 @@
 //! * `ucb1-tuned`: the move maximising mean + sqrt(ln n / n_i · min(1/4,
 //!   V_i)), V_i the variance of its points scaled to [0, 1] plus
 //!   sqrt(2 ln n / n_i) (Auer et al. 2002; the UECda 2009 winner's rule);
-//! * `majority`: five ε-greedy searches of N/5 playouts each (N in all,
+//! * `majority`: five ε-greedy searches of ⌈N/5⌉ playouts each (N in all,
 //!   so that it costs what `epsilon` costs, as seed 003 compares them),
 //!   the move chosen most often, ties to the better mean over all five;
 //! * `majority-full`: the same with five searches of N playouts each (5N
@@ -309,7 +309,7 @@ fn draw(cards: Cards, k: usize, rng: &mut impl Rng) -> Cards {
 
 /// A Monte-Carlo player as named on the command line: `NAME:N[:PARAMS]`
 /// with NAME random-sampling, epsilon (PARAMS `x` = cK/N or `x:d`),
-/// softmax (PARAMS `r`), ucb1-tuned or majority.
+/// softmax (PARAMS `r`), ucb1-tuned, majority or majority-full.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MonteCarloSpec {
     /// The allocation.

@@ -18,7 +18,7 @@ pub const PASS_LIMIT: usize = 20;
 /// Where a game is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
-    /// Chance draws the seating, before every third game of a match.
+    /// Chance draws the seating, before games 4, 7, 10 … of a match.
     DrawSeats,
     /// Chance picks the seat dealt to first (first games only).
     FirstSeat,
@@ -71,7 +71,8 @@ pub struct DaihinminState {
     moves: Vec<(u8, u16)>,
     /// This game's ranks from the game before, by seat (1 = daifugo).
     ranks: Option<Vec<usize>>,
-    /// Games of the match (or series) played before this one.
+    /// Games of the match (or series) played before this one (in a
+    /// finished state, this one included).
     match_game: usize,
     /// Games finished in this episode, and each seat's points in them.
     games_done: usize,
@@ -219,6 +220,22 @@ impl DaihinminState {
         state
     }
 
+    /// A state in the exchange, for a client that joins a game there:
+    /// `hands` after the poorest players' gifts, `giver` to give `count`
+    /// cards back to `receiver`, a card a move.
+    pub fn at_exchange(
+        rules: Arc<Rules>,
+        hands: Vec<Cards>,
+        giver: usize,
+        receiver: usize,
+        count: usize,
+    ) -> DaihinminState {
+        let mut state = DaihinminState::from_hands(rules, hands, giver);
+        state.phase = Phase::Exchange;
+        state.owed = vec![(giver, receiver); count];
+        state
+    }
+
     /// Records that `from` gave `cards` to `to` in the exchange (the
     /// cards already where they went): what a client that joins a game
     /// after its exchange knows of it.
@@ -243,13 +260,20 @@ impl DaihinminState {
         self.apply_play(play);
     }
 
-    /// Adopts a server's word on whose turn it is and what the table shows
-    /// (empty or not, lock, revolution), where these rules say otherwise.
-    pub fn adopt_turn(&mut self, seat: usize, empty: bool, locked: bool, revolution: bool) {
-        if empty {
-            self.table = None;
+    /// Adopts a server's word on whose turn it is and what the table
+    /// holds (the play and who made it, none for an empty table; lock;
+    /// revolution), where these rules say otherwise.
+    pub fn adopt_turn(
+        &mut self,
+        seat: usize,
+        table: Option<(Play, usize)>,
+        locked: bool,
+        revolution: bool,
+    ) {
+        if table.is_none() {
             self.passed = 0;
         }
+        self.table = table;
         self.passed &= !(1 << seat);
         self.locked = locked && self.table.is_some();
         self.revolution = revolution;
@@ -805,7 +829,8 @@ impl DaihinminState {
         &self.points
     }
 
-    /// Games of the match finished so far.
+    /// Games of this episode (a match, or one game of a series) finished
+    /// so far.
     pub fn games_done(&self) -> usize {
         self.games_done
     }

@@ -4,7 +4,8 @@
 //! UECda standard player), `uniform`, seed 003's Monte-Carlo players
 //! (`epsilon:1500`, …) or a trained network (`checkpoint:FILE[:KIND]`).
 //! Exits 0 when the server says every game is over, 1 with the reason on a
-//! malformed or unexpected message or a closed connection.
+//! malformed or unexpected message or a closed connection, 2 where the
+//! player cannot play (an unknown name, a checkpoint of another game).
 
 use clap::Parser;
 use rnad_evaluator::players::PlayerSpec;
