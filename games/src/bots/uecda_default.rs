@@ -745,7 +745,7 @@ mod tests {
     fn leading(hand: &str, revolution: bool) -> DaihinminState {
         let g = game("daihinmin");
         let mut state = DaihinminState::from_hands(g.rules(), deal(hand, 0), 0);
-        state.adopt_turn(0, true, false, revolution);
+        state.adopt_turn(0, None, false, revolution);
         state
     }
 
@@ -762,14 +762,14 @@ mod tests {
         let action = action_of(table);
         let cards = catalogue().play(action).unwrap().cards;
         let mut state = DaihinminState::from_hands(g.rules(), deal(hand, cards), 1);
-        state.adopt_turn(1, true, false, revolution);
+        state.adopt_turn(1, None, false, revolution);
         state.force_play(1, action);
         assert!(state.table().is_some(), "{table} stays on the table (no 8)");
         for _ in 0..passes {
             state.apply_action(PASS);
         }
-        let now = state.revolution();
-        state.adopt_turn(0, false, locked, now);
+        let (now, on_table) = (state.revolution(), state.table());
+        state.adopt_turn(0, on_table, locked, now);
         state
     }
 
