@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rnad_games::daihinmin::{catalogue, Cards, Daihinmin, DaihinminState, Play, Rules, PASS};
+use rnad_games::daihinmin::{catalogue, draw, Cards, Daihinmin, DaihinminState, Play, Rules, PASS};
 use rnad_games::headtohead::sampled::Player;
 use rnad_games::{State, Turn};
 
@@ -387,14 +387,10 @@ fn guess_hands(
             let size = size
                 .checked_sub(known.count_ones() as usize)
                 .ok_or_else(|| format!("hand sizes {sizes:?} under the cards given"))?;
-            let mut pool: Vec<usize> = (0..53).filter(|&c| unseen & (1 << c) != 0).collect();
-            if pool.len() < size {
+            if (unseen.count_ones() as usize) < size {
                 return Err(format!("hand sizes {sizes:?} exceed the deck"));
             }
-            let mut drawn: Cards = 0;
-            for _ in 0..size {
-                drawn |= 1 << pool.swap_remove(rng.random_range(0..pool.len()));
-            }
+            let drawn = draw(unseen, size, rng);
             unseen &= !drawn;
             drawn | known
         };

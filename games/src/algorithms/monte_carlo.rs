@@ -32,11 +32,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use rand::{Rng, RngExt, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::bots::uecda_default as default_player;
-use crate::daihinmin::cards::{indices, Cards, DECK};
+use crate::daihinmin::cards::draw;
 use crate::daihinmin::state::DaihinminState;
 use crate::headtohead::sampled::Player;
 use crate::{Action, State, Turn};
@@ -294,17 +294,6 @@ fn playout(state: &DaihinminState, first: Action, rng: &mut ChaCha8Rng) -> f64 {
         }
     }
     game.points()[seat] - state.points()[seat]
-}
-
-/// `k` cards drawn uniformly from `cards`.
-fn draw(cards: Cards, k: usize, rng: &mut impl Rng) -> Cards {
-    let mut pool: Vec<usize> = indices(cards & DECK).collect();
-    let mut out = 0;
-    for _ in 0..k {
-        let i = rng.random_range(0..pool.len());
-        out |= 1 << pool.swap_remove(i);
-    }
-    out
 }
 
 /// A Monte-Carlo player as named on the command line: `NAME:N[:PARAMS]`

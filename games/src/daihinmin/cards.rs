@@ -5,6 +5,8 @@
 
 use std::fmt::Write;
 
+use rand::{Rng, RngExt};
+
 /// A set of cards.
 pub type Cards = u64;
 
@@ -102,6 +104,17 @@ pub fn parse_card(text: &str) -> Option<usize> {
 pub fn parse_cards(text: &str) -> Option<Cards> {
     text.split_whitespace()
         .try_fold(0, |set, word| Some(set | 1 << parse_card(word)?))
+}
+
+/// `k` cards drawn uniformly from `cards`.
+pub fn draw(cards: Cards, k: usize, rng: &mut impl Rng) -> Cards {
+    let mut pool: Vec<usize> = indices(cards & DECK).collect();
+    let mut out = 0;
+    for _ in 0..k {
+        let i = rng.random_range(0..pool.len());
+        out |= 1 << pool.swap_remove(i);
+    }
+    out
 }
 
 #[cfg(test)]

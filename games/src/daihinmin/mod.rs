@@ -25,7 +25,7 @@ mod tensor;
 
 use std::sync::Arc;
 
-pub use cards::{card_text, cards_text, parse_cards, Cards, JOKER};
+pub use cards::{card_text, cards_text, draw, parse_cards, Cards, JOKER};
 pub use plays::{catalogue, Catalogue, Kind, Play, PASS};
 pub use state::{DaihinminState, PASS_LIMIT, RANK_RESET, SEAT_CHANGE};
 
