@@ -9,13 +9,16 @@ use rnad_games::headtohead::sampled::{Player, ValueFunction};
 use rnad_games::{Action, State, Turn};
 use rnad_net::{first_nonfinite, legal_policy, NetShape, ParamSet, PolicyValueNet};
 
-use crate::neural::{post_process_row, NetworkError, POLICY_DISCRETIZATION, POLICY_THRESHOLD};
+use crate::neural::{
+    greedy_row, post_process_row, NetworkError, POLICY_DISCRETIZATION, POLICY_THRESHOLD,
+};
 
 /// A network's policy, optionally post-processed as the reference does.
 pub struct NetworkPlayer {
     net: PolicyValueNet,
     shape: NetShape,
     post_process: bool,
+    greedy: bool,
 }
 
 impl NetworkPlayer {
@@ -38,7 +41,17 @@ impl NetworkPlayer {
             net: PolicyValueNet::new(shape, params.tensors())?,
             shape: shape.clone(),
             post_process,
+            greedy: false,
         })
+    }
+
+    /// This player playing its most probable action at every decision
+    /// (after any post-processing; the first of equals).
+    pub fn greedy(self) -> NetworkPlayer {
+        NetworkPlayer {
+            greedy: true,
+            ..self
+        }
     }
 
     /// Logits and values at `states`, each as `reader(state)` sees it.
@@ -128,6 +141,9 @@ impl Player for NetworkPlayer {
                 if self.post_process {
                     post_process_row(&mut policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION);
                 }
+                if self.greedy {
+                    greedy_row(&mut policy);
+                }
                 policy
             })
             .collect()
@@ -181,6 +197,39 @@ mod tests {
             compared += 1;
         }
         assert_eq!(compared, 3);
+    }
+
+    /// Greedy play puts everything on the action the network rates most
+    /// probable.
+    #[test]
+    fn a_greedy_player_plays_the_networks_most_probable_action() {
+        let spec: GameSpec = "leduc_poker".parse().unwrap();
+        let game = spec.load();
+        let shape = NetShape {
+            input: game.information_state_tensor_size(),
+            torso: TorsoKind::Mlp,
+            hidden: vec![16],
+            actions: game.num_distinct_actions(),
+            head: rnad_net::HeadKind::Dense,
+            cards: None,
+        };
+        let params = ParamSet::init(&shape, 5).unwrap();
+        let mut mixed = NetworkPlayer::new(&shape, &params, false).unwrap();
+        let mut greedy = NetworkPlayer::new(&shape, &params, false).unwrap().greedy();
+        let mut state = game.new_initial_state();
+        state.apply_action(0);
+        state.apply_action(3);
+        let legal = state.legal_actions();
+        let probs = mixed.policy(state.as_ref(), &legal);
+        let best = (0..probs.len())
+            .max_by(|&a, &b| probs[a].total_cmp(&probs[b]))
+            .unwrap();
+        assert!(probs.iter().all(|&p| p > 0.0 && p < 1.0), "{probs:?}");
+        let pure = greedy.policy(state.as_ref(), &legal);
+        let expected: Vec<f64> = (0..probs.len())
+            .map(|i| f64::from(u8::from(i == best)))
+            .collect();
+        assert_eq!(pure, expected);
     }
 
     #[test]

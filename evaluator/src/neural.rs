@@ -144,6 +144,35 @@ pub fn post_process(
     TabularPolicy::from_slots(tree, probs).expect("same length")
 }
 
+/// `policy` played greedily: every row's mass on its most probable action
+/// (the first of equals), a pure policy.
+pub fn greedy(tree: &PublicTree, policy: &TabularPolicy) -> TabularPolicy {
+    let mut probs = policy.probs().to_vec();
+    for decision in tree.decisions() {
+        for hand in 0..tree.num_hands() {
+            greedy_row(&mut probs[decision.slots(hand)]);
+        }
+    }
+    TabularPolicy::from_slots(tree, probs).expect("same length")
+}
+
+/// One row's mass on its most probable action, the first of equals (an
+/// empty row stays empty).
+pub(crate) fn greedy_row(row: &mut [f64]) {
+    let best =
+        row.iter()
+            .enumerate()
+            .fold(None, |best: Option<(usize, f64)>, (i, &p)| match best {
+                Some((_, q)) if q >= p => best,
+                _ => Some((i, p)),
+            });
+    if let Some((best, _)) = best {
+        row.iter_mut()
+            .enumerate()
+            .for_each(|(i, p)| *p = if i == best { 1.0 } else { 0.0 });
+    }
+}
+
 pub(crate) fn post_process_row(row: &mut [f64], threshold: f64, n: u32) {
     let kept: f64 = row.iter().filter(|&&p| p >= threshold).sum();
     if kept > 0.0 {
@@ -179,5 +208,17 @@ mod tests {
             assert_eq!(row[0], expected, "{p}");
             assert_eq!(row.iter().sum::<f64>(), 1.0);
         }
+    }
+
+    #[test]
+    fn greedy_play_puts_the_mass_on_the_most_probable_action_first_of_equals() {
+        let mut row = [0.2, 0.5, 0.3];
+        greedy_row(&mut row);
+        assert_eq!(row, [0.0, 1.0, 0.0]);
+        let mut tie = [0.4, 0.2, 0.4];
+        greedy_row(&mut tie);
+        assert_eq!(tie, [1.0, 0.0, 0.0]);
+        let mut empty: [f64; 0] = [];
+        greedy_row(&mut empty);
     }
 }

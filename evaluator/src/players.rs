@@ -10,8 +10,11 @@
 //! * `rules`: the game's rule-based player
 //!   ([`rnad_games::bots::rules`]);
 //! * `policy:FILE`: a tabular policy in OpenSpiel's JSON format;
-//! * `checkpoint:FILE[:KIND]`: a learner checkpoint's policy of KIND
-//!   (`online`, `target`, `target_postprocessed` — the default — or `reg`);
+//! * `checkpoint:FILE[:KIND][:greedy]`: a learner checkpoint's policy of
+//!   KIND (`online`, `target`, `target_postprocessed` — the default — or
+//!   `reg`); with `greedy`, always its most probable action (against
+//!   fixed opponents a pure policy can take more than the mixed one it
+//!   came from, which is made to be hard to exploit, not to exploit);
 //! * `reduced:FILE`: a k-player Leduc policy played in this n-player Leduc
 //!   game through seed 002's opponent-action abstraction
 //!   ([`rnad_games::headtohead::reduced`]);
@@ -67,6 +70,8 @@ pub enum PlayerSpec {
         path: PathBuf,
         /// Which policy.
         kind: PolicyKind,
+        /// Whether it always plays its most probable action.
+        greedy: bool,
     },
     /// A smaller game's policy file, through seed 002's abstraction.
     Reduced(PathBuf),
@@ -107,6 +112,10 @@ impl FromStr for PlayerSpec {
                 .map(PlayerSpec::MonteCarlo)
                 .map_err(UnknownPlayer),
             Some(("checkpoint", rest)) => {
+                let (rest, greedy) = match rest.strip_suffix(":greedy") {
+                    Some(rest) => (rest, true),
+                    None => (rest, false),
+                };
                 let (path, kind) = match rest.rsplit_once(':') {
                     Some((path, kind)) if kind.parse::<PolicyKind>().is_ok() => {
                         (path, kind.parse().expect("checked"))
@@ -116,10 +125,11 @@ impl FromStr for PlayerSpec {
                 Ok(PlayerSpec::Checkpoint {
                     path: file(path)?,
                     kind,
+                    greedy,
                 })
             }
             _ => Err(UnknownPlayer(format!(
-                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND], reduced:FILE, gain:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:x[:d]], softmax:N[:r], ucb1-tuned:N, majority:N, majority-full:N)"
+                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND][:greedy], reduced:FILE, gain:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:x[:d]], softmax:N[:r], ucb1-tuned:N, majority:N, majority-full:N)"
             ))),
         }
     }
@@ -132,8 +142,12 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Rules => f.write_str("rules"),
             PlayerSpec::Baseline(b) => write!(f, "{b}"),
             PlayerSpec::Policy(path) => write!(f, "policy:{}", path.display()),
-            PlayerSpec::Checkpoint { path, kind } => {
-                write!(f, "checkpoint:{}:{kind}", path.display())
+            PlayerSpec::Checkpoint { path, kind, greedy } => {
+                write!(f, "checkpoint:{}:{kind}", path.display())?;
+                if *greedy {
+                    f.write_str(":greedy")?;
+                }
+                Ok(())
             }
             PlayerSpec::Reduced(path) => write!(f, "reduced:{}", path.display()),
             PlayerSpec::MonteCarlo(spec) => write!(f, "{spec}"),
@@ -177,7 +191,14 @@ impl<'t> Tabulator<'t> {
                 )))
             }
             PlayerSpec::Policy(path) => Ok(read_policy_file(tree, path)?),
-            PlayerSpec::Checkpoint { path, kind } => self.checkpoint(path, *kind),
+            PlayerSpec::Checkpoint { path, kind, greedy } => {
+                let policy = self.checkpoint(path, *kind)?;
+                Ok(if *greedy {
+                    crate::neural::greedy(tree, &policy)
+                } else {
+                    policy
+                })
+            }
             PlayerSpec::Reduced(path) => reduced_from_file(tree, path),
         }
     }
@@ -250,9 +271,10 @@ impl PlayerSpec {
             PlayerSpec::Baseline(b) => Err(EvaluatorError::Usage(format!(
                 "{b} is a poker player (fold, check/call, raise), and {game} is not poker"
             ))),
-            PlayerSpec::Checkpoint { path, kind } => Ok(Box::new(
-                CheckpointPolicies::read(path)?.network_player(game, *kind)?,
-            )),
+            PlayerSpec::Checkpoint { path, kind, greedy } => {
+                let player = CheckpointPolicies::read(path)?.network_player(game, *kind)?;
+                Ok(Box::new(if *greedy { player.greedy() } else { player }))
+            }
             PlayerSpec::Gain(path) => {
                 heads_up_poker_with_planes(game)?;
                 let (params, meta) = crate::gain::file::load(path)?;
@@ -266,9 +288,48 @@ impl PlayerSpec {
             }
             other => Err(EvaluatorError::Usage(format!(
                 "{other} needs the game's public tree, which this game is too large for: \
-                 its players are uniform, checkpoint:FILE[:KIND], heuristic, call, raise and \
+                 its players are uniform, checkpoint:FILE[:KIND][:greedy], heuristic, call, raise and \
                  gain:FILE (poker) and rules (Daihinmin's UECda default player)"
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_player_names_its_kind_and_greedy_play_and_reads_back() {
+        let parse = |s: &str| s.parse::<PlayerSpec>().unwrap();
+        let cases = [
+            (
+                "checkpoint:a/b.safetensors",
+                PolicyKind::TargetPostprocessed,
+                false,
+            ),
+            ("checkpoint:a/b.safetensors:reg", PolicyKind::Reg, false),
+            (
+                "checkpoint:a/b.safetensors:greedy",
+                PolicyKind::TargetPostprocessed,
+                true,
+            ),
+            (
+                "checkpoint:a/b.safetensors:online:greedy",
+                PolicyKind::Online,
+                true,
+            ),
+        ];
+        for (text, kind, greedy) in cases {
+            let spec = parse(text);
+            let expected = PlayerSpec::Checkpoint {
+                path: PathBuf::from("a/b.safetensors"),
+                kind,
+                greedy,
+            };
+            assert_eq!(spec, expected, "{text}");
+            assert_eq!(parse(&spec.to_string()), expected, "{text}");
+        }
+        assert!("checkpoint::greedy".parse::<PlayerSpec>().is_err());
     }
 }

@@ -31,8 +31,9 @@ pub struct MatchArgs {
     pub game: GameSpec,
     /// One player per seat, comma-separated: uniform, heuristic, call,
     /// raise (seed 004's poker baselines, played state by state), rules, policy:FILE,
-    /// `checkpoint:FILE[:KIND]` (KIND online, target, target_postprocessed or
-    /// reg; default target_postprocessed), reduced:FILE (a Leduc policy for
+    /// `checkpoint:FILE[:KIND][:greedy]` (KIND online, target,
+    /// target_postprocessed or reg; default target_postprocessed; greedy:
+    /// always its most probable action), reduced:FILE (a Leduc policy for
     /// fewer players, through seed 002's opponent-action abstraction),
     /// gain:FILE (seed 004's network, as gain-train writes it).
     #[arg(long, value_delimiter = ',', required = true)]
@@ -395,7 +396,14 @@ fn generations(
         .filter(|(i, _)| i % every.max(1) == 0 || *i == last)
         .map(|(_, path)| {
             let step = rnad_run::checkpoint::step_of(&path).unwrap_or(0);
-            (format!("gen-{step}"), PlayerSpec::Checkpoint { path, kind })
+            (
+                format!("gen-{step}"),
+                PlayerSpec::Checkpoint {
+                    path,
+                    kind,
+                    greedy: false,
+                },
+            )
         })
         .collect())
 }

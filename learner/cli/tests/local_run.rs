@@ -582,6 +582,7 @@ fn head_to_head_mode_plays_the_panel_and_its_interval_covers_the_exact_value() {
         .policy(&PlayerSpec::Checkpoint {
             path: checkpoint,
             kind: rnad_run::history::PolicyKind::TargetPostprocessed,
+            greedy: false,
         })
         .unwrap();
     let uniform = tabulator.policy(&PlayerSpec::Uniform).unwrap();

@@ -2,7 +2,7 @@
 //! of a UECda server (protocol 20070, or 20060 with `--protocol 20060`)
 //! with one rnad player: `default` (the
 //! UECda standard player), `uniform`, seed 003's Monte-Carlo players
-//! (`epsilon:1500`, …) or a trained network (`checkpoint:FILE[:KIND]`).
+//! (`epsilon:1500`, …) or a trained network (`checkpoint:FILE[:KIND][:greedy]`).
 //! Exits 0 when the server says every game is over, 1 with the reason on a
 //! malformed or unexpected message or a closed connection, 2 where the
 //! player cannot play (an unknown name, a checkpoint of another game).
@@ -24,7 +24,7 @@ struct Args {
     port: u16,
     /// The player: default, uniform, `random-sampling:N`,
     /// `epsilon:N[:x[:d]]`, `softmax:N[:r]`, `ucb1-tuned:N`, `majority:N`, `majority-full:N`
-    /// or `checkpoint:FILE[:KIND]`.
+    /// or `checkpoint:FILE[:KIND][:greedy]`.
     #[arg(long, default_value = "default")]
     player: PlayerSpec,
     /// The name announced to the server (at most 14 characters).
