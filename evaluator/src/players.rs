@@ -129,7 +129,7 @@ impl FromStr for PlayerSpec {
                 })
             }
             _ => Err(UnknownPlayer(format!(
-                "unknown player {s:?}: use uniform, heuristic, call, raise, rules (or default), policy:FILE, checkpoint:FILE[:KIND][:greedy], reduced:FILE, gain:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:x[:d]], softmax:N[:r], ucb1-tuned:N, majority:N, majority-full:N)"
+                "unknown player {s:?}: use uniform, heuristic, call, raise, fold, rules (or default), policy:FILE, checkpoint:FILE[:KIND][:greedy], reduced:FILE, gain:FILE or a Monte-Carlo player (random-sampling:N, epsilon:N[:x[:d]], softmax:N[:r], ucb1-tuned:N, majority:N, majority-full:N)"
             ))),
         }
     }
@@ -288,7 +288,7 @@ impl PlayerSpec {
             }
             other => Err(EvaluatorError::Usage(format!(
                 "{other} needs the game's public tree, which this game is too large for: \
-                 its players are uniform, checkpoint:FILE[:KIND][:greedy], heuristic, call, raise and \
+                 its players are uniform, checkpoint:FILE[:KIND][:greedy], heuristic, call, raise, fold and \
                  gain:FILE (poker) and rules (Daihinmin's UECda default player)"
             ))),
         }

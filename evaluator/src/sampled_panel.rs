@@ -16,7 +16,9 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use rnad_games::algorithms::lbr::{local_best_response, LbrError, LbrOptions};
+use rnad_games::algorithms::lbr::{
+    local_best_response, LbrError, LbrOptions, LbrSetting, DEFAULT_MAX_BOARDS, STANDARD_SETTINGS,
+};
 use rnad_games::algorithms::monte_carlo::{Allocation, MonteCarloSpec};
 use rnad_games::bots::poker_baselines::Baseline;
 use rnad_games::daihinmin::Daihinmin;
@@ -32,10 +34,8 @@ use crate::network_player::NetworkPlayer;
 use crate::players::PlayerSpec;
 use rnad_run::history::PolicyKind;
 
-/// The bets LBR considers in training: fold, call, pot and all-in.
-const LBR_BETS: [usize; 2] = [2, 3];
-/// Boards sampled for LBR's equity when more than one card is to come.
-const LBR_SAMPLED_BOARDS: usize = 32;
+/// LBR's setting in training: fold, call, pot and all-in.
+const LBR_SETTING: LbrSetting = STANDARD_SETTINGS[1];
 
 /// Playouts a decision of the Monte-Carlo player on Daihinmin's panel: few,
 /// so that an evaluation stays short.
@@ -232,18 +232,18 @@ impl SampledPanel {
                 let options = LbrOptions {
                     hands: schedule.hands,
                     seed: self.seed,
-                    bets: LBR_BETS.to_vec(),
-                    call_before_round: 0,
-                    sampled_boards: LBR_SAMPLED_BOARDS,
+                    bets: LBR_SETTING.bets.to_vec(),
+                    call_before_round: LBR_SETTING.call_before_round,
+                    max_boards: DEFAULT_MAX_BOARDS,
                 };
                 let mut player = self.network(target)?;
                 let report = local_best_response(&schedule.game, &mut player, &options, stop)
                     .map_err(|e| match e {
                         LbrError::Stopped(stopped) => EvaluatorError::Stopped(stopped),
-                        LbrError::Unsupported(why) => EvaluatorError::Usage(why),
+                        other => EvaluatorError::Usage(other.to_string()),
                     })?;
                 Some(LocalBestResponse {
-                    bets: "fcpa".into(),
+                    bets: LBR_SETTING.name.into(),
                     hands: report.hands,
                     mbb_per_hand: report.mbb_per_hand,
                     ci95_mbb: report.ci95_mbb,

@@ -3,17 +3,29 @@
 //! games far too large for an exact best response.
 //!
 //! LBR plays one seat against the player. It keeps the player's range, a
-//! weight for every hole-card combination the player may hold, updated by
-//! Bayes' rule at each of the player's actions with the probability the
-//! player's policy gives that action holding each combination. At its own
-//! decisions LBR looks one step ahead assuming the hand then goes to a
-//! showdown: checking or calling is worth its equity against the range
-//! times what it would win, less what it would lose; a bet is worth the
-//! range's probability of folding to it times the opponent's chips in the
-//! pot, plus the rest times the showdown value after a call; folding loses
-//! what LBR has put in. It takes the best. Equity is the share of the range
-//! LBR's hand beats (ties half) over every board to come when one card is
-//! missing or none, and over sampled boards otherwise.
+//! weight for every hole-card combination the player may hold given what
+//! LBR sees (its own cards and the board, never the player's cards),
+//! updated by Bayes' rule at each of the player's actions with the
+//! probability the player's policy gives that action holding each
+//! combination. At its own decisions LBR looks one step ahead assuming the
+//! hand then goes to a showdown:
+//!
+//! * checking or calling is worth its equity against the range times what
+//!   it would win, less what it would lose;
+//! * a bet is worth the range's probability of folding to it times the
+//!   opponent's chips in the pot, plus the rest times the showdown value
+//!   after a call, with the equity against the hands that call (the range
+//!   re-weighted by each hand's probability of not folding: a player who
+//!   folds its weak hands calls with its strong ones);
+//! * folding loses what LBR has put in.
+//!
+//! It takes the best. Before `call_before_round` it only folds or calls,
+//! by the same values (the published settings check and call to the turn).
+//! Equity is the share of the range LBR's hand beats (ties half) over every
+//! board to come where there are at most `max_boards` of them (the turn and
+//! river, and hold'em's flop: 990 boards), and over `max_boards` boards
+//! drawn at random otherwise; every value at one decision is priced on the
+//! same boards, so noise in the equity does not favour one action.
 
 use std::time::Instant;
 
@@ -30,6 +42,53 @@ use crate::{Action, Game, State, Turn};
 const FOLD: Action = 0;
 const CALL: Action = 1;
 
+/// Boards priced for equity unless told otherwise: in hold'em every
+/// board from the flop on (990 at most), a thousand drawn preflop (an
+/// all-in's value then varies by about 1.5% of the stack, where 32 boards
+/// let it vary by 9%).
+pub const DEFAULT_MAX_BOARDS: usize = 1000;
+
+/// One of LBR's standard settings: the raises it considers, and the round
+/// before which it only folds or calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LbrSetting {
+    /// Its name (the bets, and `-turn` where it bets from the turn on).
+    pub name: &'static str,
+    /// Raise action ids (`universal_poker`'s pot 2, all-in 3, half-pot 4).
+    pub bets: &'static [Action],
+    /// The first round it bets in.
+    pub call_before_round: usize,
+}
+
+/// The settings LBR is reported at: fold or call only; fold, call, pot and
+/// all-in from the first round; the same from the turn, folding or calling
+/// before it (the setting published for no-limit hold'em); and half-pot
+/// besides. The best over them is the estimate to quote (each is a lower
+/// bound; the best is the tightest, though its noise is the largest of
+/// theirs).
+pub const STANDARD_SETTINGS: [LbrSetting; 4] = [
+    LbrSetting {
+        name: "fc",
+        bets: &[],
+        call_before_round: 0,
+    },
+    LbrSetting {
+        name: "fcpa",
+        bets: &[2, 3],
+        call_before_round: 0,
+    },
+    LbrSetting {
+        name: "fcpa-turn",
+        bets: &[2, 3],
+        call_before_round: 2,
+    },
+    LbrSetting {
+        name: "fchpa",
+        bets: &[2, 3, 4],
+        call_before_round: 0,
+    },
+];
+
 /// How LBR plays.
 #[derive(Clone, Debug)]
 pub struct LbrOptions {
@@ -41,11 +100,12 @@ pub struct LbrOptions {
     /// The raise actions LBR considers (none: it only folds, checks and
     /// calls).
     pub bets: Vec<Action>,
-    /// LBR only checks or calls before this betting round (PokerRL's
-    /// "check to the turn" is round 2).
+    /// LBR only folds, checks or calls before this betting round (the
+    /// published "call to the turn" is round 2).
     pub call_before_round: usize,
-    /// Boards sampled for equity when more than one card is to come.
-    pub sampled_boards: usize,
+    /// Boards priced for equity: all of them where there are no more, a
+    /// uniform sample of this many otherwise.
+    pub max_boards: usize,
 }
 
 /// What LBR won.
@@ -73,6 +133,20 @@ pub enum LbrError {
     /// LBR cannot play this game (the message says why).
     #[error("{0}")]
     Unsupported(String),
+    /// The player's range lost every hand: it took actions its own
+    /// policy gives no chance with any hand LBR thought it might hold, so
+    /// its policy is not a fixed function of what it sees (it is random in
+    /// itself, or changed during the hand) and Bayes' rule has nothing
+    /// left to update.
+    #[error(
+        "in hand {hand} the player's actions had probability 0 under its own policy with every \
+         hand it may hold: LBR needs a player whose policy is a fixed function of its \
+         information state"
+    )]
+    EmptyRange {
+        /// The hand (from 0).
+        hand: usize,
+    },
     /// Its caller stopped it between hands.
     #[error(transparent)]
     Stopped(#[from] Stopped),
@@ -159,11 +233,19 @@ impl Range {
             .sum()
     }
 
-    /// Bayes' update for the player choosing the `k`th legal action.
-    fn update(&mut self, policies: &RangePolicies, k: usize) {
+    /// Bayes' update for the player choosing the `k`th legal action, the
+    /// weights then scaled to sum to one (a long hand of small
+    /// probabilities would otherwise underflow); false where no weight is
+    /// left.
+    fn update(&mut self, policies: &RangePolicies, k: usize) -> bool {
         for (&i, policy) in policies.live.iter().zip(&policies.policies) {
             self.weights[i] *= policy[k];
         }
+        let total = self.total();
+        if total > 0.0 {
+            self.weights.iter_mut().for_each(|w| *w /= total);
+        }
+        total > 0.0
     }
 
     fn total(&self) -> f64 {
@@ -180,78 +262,113 @@ struct RangePolicies {
     policies: Vec<Vec<f64>>,
 }
 
-/// LBR's equity with `hole` against the range at `state`.
-fn equity(
-    state: &UniversalPokerState,
-    hole: &[u8],
-    range: &Range,
-    sampled: usize,
-    rng: &mut ChaCha8Rng,
-) -> f64 {
-    let to_come = state.board_cards_to_come();
-    let free: Vec<u8> = (0..64u8)
-        .filter(|&c| state.undealt() & (1 << c) != 0 && !hole.contains(&c))
-        .collect();
-    let boards: Vec<Vec<u8>> = match to_come {
-        0 => vec![Vec::new()],
-        1 => free.iter().map(|&c| vec![c]).collect(),
-        _ => (0..sampled)
-            .map(|_| {
-                let mut pool = free.clone();
-                (0..to_come)
-                    .map(|_| pool.swap_remove(rng.random_range(0..pool.len())))
-                    .collect()
-            })
-            .collect(),
-    };
-    let (mut won, mut total) = (0.0, 0.0);
-    for board in &boards {
-        let board_mask = mask(board);
-        let mine = state.strength_with_board(hole, board);
-        for i in 0..range.combos.len() {
-            let w = range.weights[i];
-            if w == 0.0 || range.masks[i] & board_mask != 0 {
-                continue;
+/// LBR's showdowns with `hole` against each combination of the range over
+/// the boards to come: for each, the boards it can meet (those not holding
+/// its cards) and LBR's share of them (1 a win, ½ a tie). Any weighting of
+/// the range then prices its equity in one pass over the combinations.
+struct Showdowns {
+    met: Vec<f64>,
+    won: Vec<f64>,
+}
+
+impl Showdowns {
+    /// The showdowns at `state`, the boards drawn from `free` (the cards
+    /// LBR has not seen: never the player's real hole cards, which LBR
+    /// does not know).
+    fn new(
+        state: &UniversalPokerState,
+        hole: &[u8],
+        range: &Range,
+        free: u64,
+        max_boards: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> Showdowns {
+        let free: Vec<u8> = (0..64u8).filter(|&c| free & (1 << c) != 0).collect();
+        let boards = boards(&free, state.board_cards_to_come(), max_boards, rng);
+        let live: Vec<usize> = (0..range.combos.len())
+            .filter(|&i| range.weights[i] != 0.0)
+            .collect();
+        let (mut met, mut won) = (vec![0.0; range.combos.len()], vec![0.0; range.combos.len()]);
+        for board in &boards {
+            let board_mask = mask(board);
+            let mine = state.strength_with_board(hole, board);
+            for &i in &live {
+                if range.masks[i] & board_mask != 0 {
+                    continue;
+                }
+                let theirs = state.strength_with_board(&range.combos[i], board);
+                met[i] += 1.0;
+                won[i] += match mine.cmp(&theirs) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Less => 0.0,
+                };
             }
-            let theirs = state.strength_with_board(&range.combos[i], board);
-            won += w * match mine.cmp(&theirs) {
-                std::cmp::Ordering::Greater => 1.0,
-                std::cmp::Ordering::Equal => 0.5,
-                std::cmp::Ordering::Less => 0.0,
-            };
-            total += w;
         }
+        Showdowns { met, won }
     }
-    if total > 0.0 {
-        won / total
-    } else {
-        0.5
+
+    /// LBR's equity against the range weighted `weight(i)` for its `i`th
+    /// combination; none where no combination it can meet has weight.
+    fn equity(&self, weight: impl Fn(usize) -> f64) -> Option<f64> {
+        let (mut won, mut met) = (0.0, 0.0);
+        for i in 0..self.met.len() {
+            let w = weight(i);
+            if w != 0.0 {
+                won += w * self.won[i];
+                met += w * self.met[i];
+            }
+        }
+        (met > 0.0).then(|| won / met)
     }
 }
 
-/// LBR's choice at `state`, where it sits in `seat`, and, when that is a
-/// bet, the player's policies over its range in answer to it.
+/// The boards of `to_come` cards from `free`: every one where there are at
+/// most `max_boards`, else `max_boards` drawn uniformly.
+fn boards(free: &[u8], to_come: usize, max_boards: usize, rng: &mut ChaCha8Rng) -> Vec<Vec<u8>> {
+    let count = (0..to_come).fold(1.0f64, |c, k| c * (free.len() - k) as f64 / (k + 1) as f64);
+    if count <= max_boards as f64 {
+        return combinations(free.len(), to_come)
+            .into_iter()
+            .map(|picks| picks.iter().map(|&k| free[k as usize]).collect())
+            .collect();
+    }
+    (0..max_boards)
+        .map(|_| {
+            let mut pool = free.to_vec();
+            (0..to_come)
+                .map(|_| pool.swap_remove(rng.random_range(0..pool.len())))
+                .collect()
+        })
+        .collect()
+}
+
+/// LBR's choice at `state`, where it sits in `seat` and has not seen the
+/// cards `free`, and, when that is a bet, the player's policies over its
+/// range in answer to it; none where the range is empty.
 fn choose(
     state: &UniversalPokerState,
     seat: usize,
+    free: u64,
     player: &mut dyn Player,
     range: &Range,
     options: &LbrOptions,
     rng: &mut ChaCha8Rng,
-) -> (Action, Option<RangePolicies>) {
+) -> Option<(Action, Option<RangePolicies>)> {
     let legal = state.legal_actions();
-    if state.round() < options.call_before_round {
-        return (CALL, None);
-    }
     let opp = 1 - seat;
     let hole = state.hole_cards(seat).to_vec();
-    let wp = equity(state, &hole, range, options.sampled_boards, rng);
+    let showdowns = Showdowns::new(state, &hole, range, free, options.max_boards, rng);
+    let wp = showdowns.equity(|i| range.weights[i])?;
     let spent = state.spent();
-    let showdown = |mine: f64, theirs: f64| wp * theirs.min(mine) - (1.0 - wp) * mine;
+    let showdown = |wp: f64, mine: f64, theirs: f64| wp * theirs.min(mine) - (1.0 - wp) * mine;
     let called = spent[opp].max(spent[seat]) as f64;
-    let mut best = (CALL, showdown(called, spent[opp] as f64), None);
+    let mut best = (CALL, showdown(wp, called, spent[opp] as f64), None);
     if legal.contains(&FOLD) && -(spent[seat] as f64) > best.1 {
         best = (FOLD, -(spent[seat] as f64), None);
+    }
+    if state.round() < options.call_before_round {
+        return Some((best.0, None));
     }
     for &bet in legal.iter().filter(|a| options.bets.contains(a)) {
         let mut after = state.clone();
@@ -260,24 +377,31 @@ fn choose(
             continue;
         };
         let answers = after.legal_actions();
-        let total = range.total();
-        let mut answered = None;
-        let fold_p = match answers.iter().position(|&a| a == FOLD) {
-            Some(k) if total > 0.0 => {
-                let policies = range.policies(player, &after, opp, &answers);
-                let fold_p = range.action_weight(&policies, k) / total;
-                answered = Some(policies);
-                fold_p
-            }
-            _ => 0.0,
-        };
         let mine = after.spent()[seat] as f64;
-        let value = fold_p * spent[opp] as f64 + (1.0 - fold_p) * showdown(mine, mine);
+        let (value, answered) = match answers.iter().position(|&a| a == FOLD) {
+            Some(k) => {
+                let policies = range.policies(player, &after, opp, &answers);
+                let fold_p = range.action_weight(&policies, k) / range.total();
+                let mut calling = range.weights.clone();
+                for (&i, policy) in policies.live.iter().zip(&policies.policies) {
+                    calling[i] *= 1.0 - policy[k];
+                }
+                // Where every hand folds there is no showdown to price.
+                let called = showdowns
+                    .equity(|i| calling[i])
+                    .map_or(0.0, |wp| showdown(wp, mine, mine));
+                (
+                    fold_p * spent[opp] as f64 + (1.0 - fold_p) * called,
+                    Some(policies),
+                )
+            }
+            None => (showdown(wp, mine, mine), None),
+        };
         if value > best.1 {
             best = (bet, value, answered);
         }
     }
-    (best.0, best.2)
+    Some((best.0, best.2))
 }
 
 /// Plays `options.hands` hands of LBR against `player`, asking `stop`
@@ -298,10 +422,8 @@ pub fn local_best_response(
     }
     let started = Instant::now();
     let first = game.initial_state();
-    let combos = combinations(
-        first.undealt().count_ones() as usize,
-        first.hole_cards_per_player(),
-    );
+    let deck = first.undealt();
+    let combos = combinations(deck.count_ones() as usize, first.hole_cards_per_player());
     let mut winnings = Vec::with_capacity(options.hands);
     for hand in 0..options.hands {
         if stop() {
@@ -321,12 +443,21 @@ pub fn local_best_response(
         let mut answered: Option<RangePolicies> = None;
         while state.turn() != Turn::Terminal {
             let known = answered.take();
+            let seen = mask(state.hole_cards(seat)) | mask(state.board_cards());
             let action = match state.turn() {
                 Turn::Chance => inverse_cdf(rng.random::<f64>(), state.chance_outcomes()),
                 Turn::Player(p) if p == seat => {
-                    range.exclude(mask(state.hole_cards(seat)) | mask(state.board_cards()));
-                    let (action, policies) =
-                        choose(&state, seat, player, &range, options, &mut rng);
+                    range.exclude(seen);
+                    let (action, policies) = choose(
+                        &state,
+                        seat,
+                        deck & !seen,
+                        player,
+                        &range,
+                        options,
+                        &mut rng,
+                    )
+                    .ok_or(LbrError::EmptyRange { hand })?;
                     answered = policies;
                     action
                 }
@@ -338,12 +469,14 @@ pub fn local_best_response(
                         legal.iter().copied().zip(probs.iter().copied()),
                     );
                     let k = legal.iter().position(|&a| a == action).expect("legal");
-                    range.exclude(mask(state.board_cards()) | mask(state.hole_cards(seat)));
+                    range.exclude(seen);
                     let policies = match known {
                         Some(policies) => policies,
                         None => range.policies(player, &state, p, &legal),
                     };
-                    range.update(&policies, k);
+                    if !range.update(&policies, k) {
+                        return Err(LbrError::EmptyRange { hand });
+                    }
                     action
                 }
                 Turn::Terminal => unreachable!("the loop stops at the end"),
@@ -381,7 +514,282 @@ mod tests {
             seed: 1,
             bets: vec![2, 3],
             call_before_round: 0,
-            sampled_boards: 16,
+            max_boards: 16,
+        }
+    }
+
+    /// LBR in `setting`.
+    fn setting_options(setting: &LbrSetting, hands: usize) -> LbrOptions {
+        LbrOptions {
+            bets: setting.bets.to_vec(),
+            call_before_round: setting.call_before_round,
+            ..test_options(hands)
+        }
+    }
+
+    /// A tabular policy as a player: the policy's row at the information
+    /// state the player sees.
+    struct TablePlayer<'t> {
+        tree: &'t PublicTree,
+        policy: TabularPolicy,
+        index: std::collections::HashMap<String, (usize, usize)>,
+    }
+
+    impl Player for TablePlayer<'_> {
+        fn policy(&mut self, state: &dyn State, _legal: &[Action]) -> Vec<f64> {
+            let Turn::Player(p) = state.turn() else {
+                panic!("asked where no player acts")
+            };
+            let (d, hand) = self.index[&state.information_state_string(p)];
+            self.policy.probs()[self.tree.decisions()[d].slots(hand)].to_vec()
+        }
+    }
+
+    /// Seed 004's game dealt `cards` (seat 0's hole cards, seat 1's, then
+    /// the board) with `actions` played between the deals as the rules
+    /// ask for them.
+    fn holdem_after(cards: &[&str], actions: &[Action]) -> UniversalPokerState {
+        let game = UniversalPoker::new("holdem".parse().unwrap());
+        let mut state = game.initial_state();
+        let index = |text: &str| {
+            (0..52)
+                .find(|&c| state.card_text(c as u8) == text)
+                .unwrap_or_else(|| panic!("no card {text}"))
+        };
+        let cards: Vec<Action> = cards.iter().map(|c| index(c)).collect();
+        let (mut cards, mut actions) = (cards.into_iter(), actions.iter());
+        loop {
+            let next = match state.turn() {
+                Turn::Chance => cards.next(),
+                Turn::Player(_) => actions.next().copied(),
+                Turn::Terminal => None,
+            };
+            match next {
+                Some(action) => state.apply_action(action),
+                None => return state,
+            }
+        }
+    }
+
+    /// A player whose hand is worse than `threshold` folds to any bet, and
+    /// who otherwise calls it; it checks when not facing one.
+    struct FoldsWeakHands {
+        threshold: u32,
+    }
+
+    impl Player for FoldsWeakHands {
+        fn policy(&mut self, state: &dyn State, legal: &[Action]) -> Vec<f64> {
+            let Turn::Player(p) = state.turn() else {
+                panic!("asked where no player acts")
+            };
+            let poker = state
+                .as_any()
+                .downcast_ref::<UniversalPokerState>()
+                .expect("poker");
+            let strength = poker.strength_with_board(poker.hole_cards(p), &[]);
+            let chosen = if legal.contains(&FOLD) && strength < self.threshold {
+                FOLD
+            } else {
+                CALL
+            };
+            legal
+                .iter()
+                .map(|&a| f64::from(u8::from(a == chosen)))
+                .collect()
+        }
+    }
+
+    /// A player who calls a bet with exactly the hands that beat or tie
+    /// LBR's makes every bet that is not a pure bluff lose: LBR, seeing
+    /// that through the calling range's equity, checks a middling river
+    /// hand (valued against the whole range, as before, a pot bet looks
+    /// better than checking for equities from about 0.45 to 0.75).
+    #[test]
+    fn a_bet_is_priced_against_the_hands_that_call_it() {
+        // Both check every round to the river; seat 0 acts first there.
+        let checks = [CALL; 6];
+        let board = ["2c", "7d", "9h", "Js", "4c"];
+        let mut checked = 0;
+        for lbr in [
+            ["Td", "Th"],
+            ["9c", "8c"],
+            ["Jh", "3d"],
+            ["Ac", "Kd"],
+            ["7c", "5s"],
+        ] {
+            let cards: Vec<&str> = lbr
+                .iter()
+                .copied()
+                .chain(["Qs", "Qc"])
+                .chain(board)
+                .collect();
+            let state = holdem_after(&cards, &checks);
+            assert_eq!((state.round(), state.turn()), (3, Turn::Player(0)));
+            let mine = state.strength_with_board(state.hole_cards(0), &[]);
+            let mut range = Range::new(&combinations(52, 2));
+            let seen = mask(state.hole_cards(0)) | mask(state.board_cards());
+            range.exclude(seen);
+            // The equity against the range, counted here by hand.
+            let (mut won, mut met) = (0.0, 0.0);
+            for (combo, &w) in range.combos.iter().zip(&range.weights) {
+                if w > 0.0 {
+                    let theirs = state.strength_with_board(combo, &[]);
+                    won += match mine.cmp(&theirs) {
+                        std::cmp::Ordering::Greater => 1.0,
+                        std::cmp::Ordering::Equal => 0.5,
+                        std::cmp::Ordering::Less => 0.0,
+                    };
+                    met += 1.0;
+                }
+            }
+            let equity = won / met;
+            if !(0.45..=0.75).contains(&equity) {
+                continue;
+            }
+            let mut player = FoldsWeakHands { threshold: mine };
+            let deck = (1u64 << 52) - 1;
+            let mut rng = ChaCha8Rng::seed_from_u64(0);
+            let (action, _) = choose(
+                &state,
+                0,
+                deck & !seen,
+                &mut player,
+                &range,
+                &test_options(1),
+                &mut rng,
+            )
+            .unwrap();
+            assert_eq!(action, CALL, "{lbr:?} with equity {equity:.3} bets");
+            checked += 1;
+        }
+        assert!(checked >= 2, "only {checked} middling hands");
+    }
+
+    /// LBR prices its equity on the cards it has not seen, not on the
+    /// cards still in the deck: the player's real hole cards change
+    /// nothing it computes.
+    #[test]
+    fn lbr_never_looks_at_the_players_cards() {
+        let checks = [CALL; 4];
+        let board = ["2c", "7d", "9h", "Js"];
+        let equities: Vec<f64> = [["Qs", "Qc"], ["7h", "7s"], ["Ad", "3s"]]
+            .iter()
+            .map(|theirs| {
+                let cards: Vec<&str> = ["Td", "8h"]
+                    .into_iter()
+                    .chain(*theirs)
+                    .chain(board)
+                    .collect();
+                let state = holdem_after(&cards, &checks);
+                assert_eq!(state.board_cards_to_come(), 1);
+                let seen = mask(state.hole_cards(0)) | mask(state.board_cards());
+                let mut range = Range::new(&combinations(52, 2));
+                range.exclude(seen);
+                let mut rng = ChaCha8Rng::seed_from_u64(0);
+                let deck = (1u64 << 52) - 1;
+                Showdowns::new(
+                    &state,
+                    state.hole_cards(0),
+                    &range,
+                    deck & !seen,
+                    1000,
+                    &mut rng,
+                )
+                .equity(|i| range.weights[i])
+                .unwrap()
+            })
+            .collect();
+        assert!(equities.windows(2).all(|w| w[0] == w[1]), "{equities:?}");
+        assert!(
+            equities[0] > 0.5,
+            "an open-ended straight draw and ten-high: {equities:?}"
+        );
+    }
+
+    /// Against a player who always folds, LBR wins exactly the blinds in
+    /// every setting that bets: the big blind (100) in the small blind's
+    /// seat, the small blind (50) in the big blind's: +750 mbb/hand.
+    #[test]
+    fn lbr_wins_exactly_the_blinds_from_a_player_who_always_folds() {
+        let game = UniversalPoker::new("holdem".parse().unwrap());
+        for setting in STANDARD_SETTINGS.iter().filter(|s| !s.bets.is_empty()) {
+            // Preflop equity from the default 1,000 boards: from 16, a
+            // middling hand's can read below the 25% that makes folding
+            // the small blind better than calling.
+            let options = LbrOptions {
+                max_boards: DEFAULT_MAX_BOARDS,
+                ..setting_options(setting, 20)
+            };
+            let report =
+                local_best_response(&game, &mut Baseline::Fold, &options, &|| false).unwrap();
+            assert_eq!(report.mbb_per_hand, 750.0, "{}: {report:?}", setting.name);
+        }
+    }
+
+    /// A player whose sampled action its own policy rules out with every
+    /// hand it may hold (here: one that says it never calls, yet calls)
+    /// is refused, not priced as if nothing were known.
+    #[test]
+    fn a_player_inconsistent_with_its_policy_is_refused() {
+        /// Calls, while its policy over the range says it never calls.
+        struct SaysNeverCalls;
+        impl Player for SaysNeverCalls {
+            fn policy(&mut self, _: &dyn State, legal: &[Action]) -> Vec<f64> {
+                legal
+                    .iter()
+                    .map(|&a| f64::from(u8::from(a == CALL)))
+                    .collect()
+            }
+            fn policies(&mut self, states: &[&dyn State], legal: &[Action]) -> Vec<Vec<f64>> {
+                let others = (legal.len() - 1) as f64;
+                let claim = legal
+                    .iter()
+                    .map(|&a| if a == CALL { 0.0 } else { 1.0 / others });
+                vec![claim.collect(); states.len()]
+            }
+        }
+        let game = UniversalPoker::new("holdem".parse().unwrap());
+        let error = local_best_response(&game, &mut SaysNeverCalls, &test_options(2), &|| false)
+            .unwrap_err();
+        assert!(
+            matches!(error, LbrError::EmptyRange { hand: 0 }),
+            "{error:?}"
+        );
+        assert!(error
+            .to_string()
+            .contains("fixed function of its information state"));
+    }
+
+    /// Against a CFR policy of OpenSpiel's default game, in every standard
+    /// setting, LBR stays at or below the exact best response (and wins
+    /// less than from the uniform player).
+    #[test]
+    fn lbr_against_a_cfr_policy_stays_below_the_exact_best_response() {
+        let spec: GameSpec = "universal_poker".parse().unwrap();
+        let tree = PublicTree::build(spec.load()).unwrap();
+        let mut solver = crate::cfr::CfrSolver::new(&tree, crate::cfr::CfrVariant::CfrPlus);
+        for _ in 0..100 {
+            solver.iterate();
+        }
+        let policy = solver.average_policy();
+        let report = nash_conv(&tree, &policy);
+        let best_response = report.best_response_values.iter().sum::<f64>() / 2.0;
+        let game = UniversalPoker::new(spec);
+        let mut player = TablePlayer {
+            tree: &tree,
+            index: tree.info_state_index(),
+            policy,
+        };
+        for setting in &STANDARD_SETTINGS {
+            let options = setting_options(setting, 4_000);
+            let lbr = local_best_response(&game, &mut player, &options, &|| false).unwrap();
+            assert!(
+                lbr.mean - lbr.ci95 <= best_response,
+                "{}: LBR {} ± {} above the best response {best_response}",
+                setting.name,
+                lbr.mean,
+                lbr.ci95
+            );
         }
     }
 

@@ -10,7 +10,9 @@
 //!   folds for free and never stands still;
 //! * `call`: always check/call;
 //! * `raise`: always the largest raise offered (all-in where offered),
-//!   check/call when none is.
+//!   check/call when none is;
+//! * `fold`: always fold, check where folding is not legal (what any best
+//!   response must win exactly the blinds from).
 
 use std::fmt;
 use std::str::FromStr;
@@ -37,11 +39,13 @@ pub enum Baseline {
     Call,
     /// Always the largest raise.
     Raise,
+    /// Always fold (check where it cannot).
+    Fold,
 }
 
 impl Baseline {
     /// Every baseline's name, as players are named.
-    pub const NAMES: [&'static str; 4] = ["uniform", "heuristic", "call", "raise"];
+    pub const NAMES: [&'static str; 5] = ["uniform", "heuristic", "call", "raise", "fold"];
 }
 
 impl fmt::Display for Baseline {
@@ -51,6 +55,7 @@ impl fmt::Display for Baseline {
             Baseline::Heuristic => "heuristic",
             Baseline::Call => "call",
             Baseline::Raise => "raise",
+            Baseline::Fold => "fold",
         };
         f.write_str(name)
     }
@@ -65,6 +70,7 @@ impl FromStr for Baseline {
             "heuristic" => Ok(Baseline::Heuristic),
             "call" => Ok(Baseline::Call),
             "raise" => Ok(Baseline::Raise),
+            "fold" => Ok(Baseline::Fold),
             _ => Err(format!(
                 "no baseline {s:?}: the baselines are {}",
                 Baseline::NAMES.join(", ")
@@ -92,6 +98,8 @@ impl Baseline {
             Baseline::Uniform => vec![1.0 / legal.len() as f64; legal.len()],
             Baseline::Call => one_hot(CALL),
             Baseline::Raise => one_hot(largest_raise(legal).unwrap_or(CALL)),
+            Baseline::Fold if legal.contains(&FOLD) => one_hot(FOLD),
+            Baseline::Fold => one_hot(CALL),
             Baseline::Heuristic => {
                 let fold = if legal.contains(&FOLD) { 0.10 } else { 0.0 };
                 let raise = if raises > 0 { 0.45 } else { 0.0 };
@@ -151,10 +159,18 @@ mod tests {
             Baseline::Uniform.probabilities(&[0, 1, 2, 3]),
             vec![0.25; 4]
         );
+        assert_eq!(
+            Baseline::Fold.probabilities(&[0, 1, 2]),
+            vec![1.0, 0.0, 0.0]
+        );
+        assert_eq!(
+            Baseline::Fold.probabilities(&[1, 2, 3]),
+            vec![1.0, 0.0, 0.0]
+        );
         assert_eq!("heuristic".parse::<Baseline>(), Ok(Baseline::Heuristic));
         assert!("random"
             .parse::<Baseline>()
             .unwrap_err()
-            .contains("uniform, heuristic, call, raise"));
+            .contains("uniform, heuristic, call, raise, fold"));
     }
 }

@@ -24,7 +24,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rnad_actor::selfplay::{PolicySnapshot, RngStream, SelfPlay};
-use rnad_games::algorithms::lbr::{local_best_response, LbrOptions};
+use rnad_games::algorithms::lbr::{local_best_response, LbrOptions, DEFAULT_MAX_BOARDS};
 use rnad_games::bots::poker_baselines::Baseline;
 use rnad_games::headtohead::sampled::{play_duplicate, Player};
 use rnad_games::universal_poker::ranking::{rank_hand, HandEvaluator, Ranks};
@@ -317,7 +317,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             seed: 4,
             bets: vec![2, 3],
             call_before_round: 0,
-            sampled_boards: 32,
+            max_boards: DEFAULT_MAX_BOARDS,
         };
         let mut uniform = Baseline::Uniform;
         let started = Instant::now();
