@@ -274,29 +274,34 @@ struct Showdowns {
 impl Showdowns {
     /// The showdowns at `state`, the boards drawn from `free` (the cards
     /// LBR has not seen: never the player's real hole cards, which LBR
-    /// does not know).
+    /// does not know), against every combination of `combos` that `free`
+    /// holds whatever its weight (so that they serve again whatever the
+    /// range).
     fn new(
         state: &UniversalPokerState,
         hole: &[u8],
-        range: &Range,
+        combos: &Range,
         free: u64,
         max_boards: usize,
         rng: &mut ChaCha8Rng,
     ) -> Showdowns {
-        let free: Vec<u8> = (0..64u8).filter(|&c| free & (1 << c) != 0).collect();
-        let boards = boards(&free, state.board_cards_to_come(), max_boards, rng);
-        let live: Vec<usize> = (0..range.combos.len())
-            .filter(|&i| range.weights[i] != 0.0)
+        let free_cards: Vec<u8> = (0..64u8).filter(|&c| free & (1 << c) != 0).collect();
+        let boards = boards(&free_cards, state.board_cards_to_come(), max_boards, rng);
+        let possible: Vec<usize> = (0..combos.combos.len())
+            .filter(|&i| combos.masks[i] & !free == 0)
             .collect();
-        let (mut met, mut won) = (vec![0.0; range.combos.len()], vec![0.0; range.combos.len()]);
+        let (mut met, mut won) = (
+            vec![0.0; combos.combos.len()],
+            vec![0.0; combos.combos.len()],
+        );
         for board in &boards {
             let board_mask = mask(board);
             let mine = state.strength_with_board(hole, board);
-            for &i in &live {
-                if range.masks[i] & board_mask != 0 {
+            for &i in &possible {
+                if combos.masks[i] & board_mask != 0 {
                     continue;
                 }
-                let theirs = state.strength_with_board(&range.combos[i], board);
+                let theirs = state.strength_with_board(&combos.combos[i], board);
                 met[i] += 1.0;
                 won[i] += match mine.cmp(&theirs) {
                     std::cmp::Ordering::Greater => 1.0,
@@ -343,9 +348,15 @@ fn boards(free: &[u8], to_come: usize, max_boards: usize, rng: &mut ChaCha8Rng) 
         .collect()
 }
 
+/// Showdowns before any board card, by LBR's hole cards: they depend on
+/// nothing else, and a run of thousands of hands meets each hand of the
+/// deck several times (in hold'em this is most of LBR's time).
+type PreflopShowdowns = std::collections::HashMap<u64, Showdowns>;
+
 /// LBR's choice at `state`, where it sits in `seat` and has not seen the
 /// cards `free`, and, when that is a bet, the player's policies over its
 /// range in answer to it; none where the range is empty.
+#[allow(clippy::too_many_arguments)]
 fn choose(
     state: &UniversalPokerState,
     seat: usize,
@@ -353,12 +364,21 @@ fn choose(
     player: &mut dyn Player,
     range: &Range,
     options: &LbrOptions,
+    preflop: &mut PreflopShowdowns,
     rng: &mut ChaCha8Rng,
 ) -> Option<(Action, Option<RangePolicies>)> {
     let legal = state.legal_actions();
     let opp = 1 - seat;
     let hole = state.hole_cards(seat).to_vec();
-    let showdowns = Showdowns::new(state, &hole, range, free, options.max_boards, rng);
+    let computed;
+    let showdowns = if state.board_cards().is_empty() {
+        preflop
+            .entry(mask(&hole))
+            .or_insert_with(|| Showdowns::new(state, &hole, range, free, options.max_boards, rng))
+    } else {
+        computed = Showdowns::new(state, &hole, range, free, options.max_boards, rng);
+        &computed
+    };
     let wp = showdowns.equity(|i| range.weights[i])?;
     let spent = state.spent();
     let showdown = |wp: f64, mine: f64, theirs: f64| wp * theirs.min(mine) - (1.0 - wp) * mine;
@@ -425,6 +445,7 @@ pub fn local_best_response(
     let deck = first.undealt();
     let combos = combinations(deck.count_ones() as usize, first.hole_cards_per_player());
     let mut winnings = Vec::with_capacity(options.hands);
+    let mut preflop = PreflopShowdowns::new();
     for hand in 0..options.hands {
         if stop() {
             return Err(Stopped {
@@ -434,8 +455,14 @@ pub fn local_best_response(
             .into());
         }
         let seat = hand % 2;
-        let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
-        rng.set_stream(hand as u64);
+        // Separate streams for the cards, the player's actions and LBR's
+        // boards: every setting of LBR meets the same deals.
+        let stream = |k: u64| {
+            let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+            rng.set_stream(3 * hand as u64 + k);
+            rng
+        };
+        let (mut cards, mut actions, mut boards) = (stream(0), stream(1), stream(2));
         let mut state = game.initial_state();
         let mut range = Range::new(&combos);
         // The player's policies at this state, when LBR's last choice
@@ -445,7 +472,7 @@ pub fn local_best_response(
             let known = answered.take();
             let seen = mask(state.hole_cards(seat)) | mask(state.board_cards());
             let action = match state.turn() {
-                Turn::Chance => inverse_cdf(rng.random::<f64>(), state.chance_outcomes()),
+                Turn::Chance => inverse_cdf(cards.random::<f64>(), state.chance_outcomes()),
                 Turn::Player(p) if p == seat => {
                     range.exclude(seen);
                     let (action, policies) = choose(
@@ -455,7 +482,8 @@ pub fn local_best_response(
                         player,
                         &range,
                         options,
-                        &mut rng,
+                        &mut preflop,
+                        &mut boards,
                     )
                     .ok_or(LbrError::EmptyRange { hand })?;
                     answered = policies;
@@ -465,7 +493,7 @@ pub fn local_best_response(
                     let legal = state.legal_actions();
                     let probs = player.policy(&state, &legal);
                     let action = inverse_cdf(
-                        rng.random::<f64>(),
+                        actions.random::<f64>(),
                         legal.iter().copied().zip(probs.iter().copied()),
                     );
                     let k = legal.iter().position(|&a| a == action).expect("legal");
@@ -656,6 +684,7 @@ mod tests {
                 &mut player,
                 &range,
                 &test_options(1),
+                &mut PreflopShowdowns::new(),
                 &mut rng,
             )
             .unwrap();
