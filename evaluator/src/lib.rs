@@ -10,6 +10,7 @@
 //! files ([`tensorboard`]). The `rnad-evaluator` binary
 //! wraps these in its commands ([`commands`]).
 
+pub mod best_response;
 pub mod checkpoint_policy;
 pub mod commands;
 pub mod error;

@@ -5,7 +5,8 @@
 # and seats its last checkpoint with four default players (DEALS deals,
 # default 100, every seat) and with four MC players (MC, default
 # random-sampling:1500; DEALS_MC deals, default 10). A deal is a match of
-# MATCH_GAMES games (default 1: first games), as UECda plays them.
+# MATCH_GAMES games (default 1: first games), as UECda plays them. PLAY=greedy
+# plays the checkpoint greedily (checkpoint:FILE:greedy).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 run=$1
@@ -23,7 +24,7 @@ for opponent in default random-sampling:20 previous; do
         --out "$out/vs-${opponent%%:*}.svg"
 done
 checkpoint=$(ls "$run"/checkpoints/*.safetensors | tail -1)
-network="checkpoint:$checkpoint"
+network="checkpoint:$checkpoint${PLAY:+:$PLAY}"
 game="daihinmin(games=$games)"
 "$evaluator" match --game "$game" --players "$network,default,default,default,default" \
     --deals "${DEALS:-100}" --seed 9 --json > "$out/final-default.json"

@@ -3,6 +3,7 @@
 //! output, so that tests drive them exactly as the binary does.
 
 pub mod bench;
+pub mod br;
 pub mod eval;
 pub mod export;
 pub mod gain_train;
@@ -89,6 +90,10 @@ pub enum Command {
     /// Local best response against a heads-up poker player: a lower bound
     /// on its exploitability, in mbb/hand.
     Lbr(lbr::LbrArgs),
+    /// A best response learned by reinforcement learning against a frozen
+    /// policy: its gain in each seat, and the exact best response's beside
+    /// it where the game has a public tree.
+    Br(br::BrArgs),
     /// Seed 004's learning: a convolutional network fitted to the chips
     /// every decision of some hand-history logs won, for `gain:FILE`.
     GainTrain(gain_train::GainTrainArgs),
@@ -116,6 +121,7 @@ impl Cli {
             Command::Playthrough(args) => playthrough::run(args, out),
             Command::ReplayLog(args) => replay_log::run(args, out),
             Command::Lbr(args) => lbr::run(args, out),
+            Command::Br(args) => br::run(args, out),
             Command::GainTrain(args) => gain_train::run(args, out),
             Command::Tensorboard(args) => tensorboard::run(args, out),
         }

@@ -555,24 +555,6 @@ mod tests {
         }
     }
 
-    /// A tabular policy as a player: the policy's row at the information
-    /// state the player sees.
-    struct TablePlayer<'t> {
-        tree: &'t PublicTree,
-        policy: TabularPolicy,
-        index: std::collections::HashMap<String, (usize, usize)>,
-    }
-
-    impl Player for TablePlayer<'_> {
-        fn policy(&mut self, state: &dyn State, _legal: &[Action]) -> Vec<f64> {
-            let Turn::Player(p) = state.turn() else {
-                panic!("asked where no player acts")
-            };
-            let (d, hand) = self.index[&state.information_state_string(p)];
-            self.policy.probs()[self.tree.decisions()[d].slots(hand)].to_vec()
-        }
-    }
-
     /// Seed 004's game dealt `cards` (seat 0's hole cards, seat 1's, then
     /// the board) with `actions` played between the deals as the rules
     /// ask for them.
@@ -804,11 +786,7 @@ mod tests {
         let report = nash_conv(&tree, &policy);
         let best_response = report.best_response_values.iter().sum::<f64>() / 2.0;
         let game = UniversalPoker::new(spec);
-        let mut player = TablePlayer {
-            tree: &tree,
-            index: tree.info_state_index(),
-            policy,
-        };
+        let mut player = crate::headtohead::tabular_player::TabularPlayer::new(&tree, &policy);
         for setting in &STANDARD_SETTINGS {
             let options = setting_options(setting, 4_000);
             let lbr = local_best_response(&game, &mut player, &options, &|| false).unwrap();

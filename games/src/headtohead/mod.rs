@@ -9,6 +9,7 @@ pub mod reduced;
 pub mod sampled;
 pub mod seating;
 pub mod stats;
+pub mod tabular_player;
 
 use std::time::Instant;
 

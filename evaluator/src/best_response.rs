@@ -1,0 +1,353 @@
+//! A best response that learns: one seat is trained by reinforcement
+//! learning against a frozen policy that plays every other seat, for games
+//! where no exact best response can be computed (and, to check it, for the
+//! games where one can).
+//!
+//! Against a fixed policy the game is a single-agent problem: the frozen
+//! seats are part of the environment. So the learner needs no
+//! regularisation (R-NaD's reward transformation exists to make self-play
+//! converge; against a fixed environment plain policy improvement does).
+//! Each step plays a batch of episodes from the learning seat's network,
+//! all of the batch's decisions of that seat in one forward pass, and
+//! takes one Adam step on an actor-critic loss: the policy gradient of the
+//! episode's return less the value head's estimate, the value head's
+//! squared error, and an entropy bonus that decays linearly to zero over
+//! the budget (early exploration, a near-deterministic policy at the end,
+//! as a best response is). The network reads the seat's information-state
+//! tensor, so what it may use is what the seat knows; the frozen policy's
+//! own beliefs are learned implicitly, through the returns.
+
+use std::time::Instant;
+
+use candle_core::{Device, Tensor};
+use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rnad_games::headtohead::sampled::Player;
+use rnad_games::sampling::inverse_cdf;
+use rnad_games::{Action, Game, State, Turn};
+use rnad_net::{autograd, NetShape, ParamSet, PolicyValueNet, TorsoKind};
+
+/// Illegal actions' logits are pushed this far down before the softmax.
+const ILLEGAL_LOGIT: f64 = 1e9;
+
+/// How long the best response trains.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// This many optimiser steps.
+    Steps(u64),
+    /// This many seconds of training.
+    Seconds(f64),
+}
+
+impl std::str::FromStr for Budget {
+    type Err = String;
+
+    /// `N` steps, or `Ns` / `Nm` seconds or minutes of training.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || {
+            format!("budget {s:?}: give steps (2000) or a time (90s, 10m), more than zero")
+        };
+        let time = |text: &str, unit: f64| {
+            text.parse::<f64>()
+                .ok()
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .map(|t| Budget::Seconds(t * unit))
+                .ok_or_else(bad)
+        };
+        if let Some(minutes) = s.strip_suffix('m') {
+            time(minutes, 60.0)
+        } else if let Some(seconds) = s.strip_suffix('s') {
+            time(seconds, 1.0)
+        } else {
+            s.parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .map(Budget::Steps)
+                .ok_or_else(bad)
+        }
+    }
+}
+
+/// How the best response learns.
+#[derive(Clone, Debug)]
+pub struct BrOptions {
+    /// The seat it learns to play.
+    pub seat: usize,
+    /// Widths of its MLP torso.
+    pub hidden: Vec<usize>,
+    /// Episodes played for each optimiser step.
+    pub episodes_per_step: usize,
+    /// Adam's learning rate.
+    pub learning_rate: f64,
+    /// The entropy bonus at the start, decaying linearly to zero.
+    pub entropy: f64,
+    /// How long it trains.
+    pub budget: Budget,
+    /// Seed of the network's initialisation, the cards and every action.
+    pub seed: u64,
+}
+
+/// Where training stands, for progress output.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Optimiser steps taken.
+    pub steps: u64,
+    /// Episodes played.
+    pub episodes: u64,
+    /// The learning seat's mean return over the last step's episodes.
+    pub mean_return: f64,
+    /// Seconds since training started.
+    pub seconds: f64,
+}
+
+/// A trained best response: its network and what training cost.
+#[derive(Debug)]
+pub struct LearnedBestResponse {
+    /// The network's shape (an MLP over the game's information-state
+    /// tensor).
+    pub shape: NetShape,
+    /// Its parameters.
+    pub params: ParamSet,
+    /// The seat it plays.
+    pub seat: usize,
+    /// Where training ended.
+    pub trained: Progress,
+}
+
+/// One batch of the learning seat's decisions and its episodes' returns.
+struct Batch {
+    obs: Vec<f32>,
+    legal: Vec<f32>,
+    taken: Vec<f32>,
+    returns: Vec<f32>,
+    decisions: usize,
+    episode_returns: Vec<f64>,
+}
+
+/// Trains a best response for `options.seat` of `game` against `frozen`,
+/// which plays every other seat; `progress` hears about every step.
+pub fn learn_best_response(
+    game: &dyn Game,
+    frozen: &mut dyn Player,
+    options: &BrOptions,
+    mut progress: impl FnMut(&Progress),
+) -> candle_core::Result<LearnedBestResponse> {
+    assert!(options.seat < game.num_players(), "the seat is in the game");
+    let shape = NetShape::for_game(game, TorsoKind::Mlp, &options.hidden);
+    let initial = ParamSet::init(&shape, options.seed)?;
+    let (vars, tensors) = autograd::tracked(initial.tensors())?;
+    let net = PolicyValueNet::new(&shape, &tensors)?;
+    let mut adam = AdamW::new(
+        vars.clone(),
+        ParamsAdamW {
+            lr: options.learning_rate,
+            weight_decay: 0.0,
+            ..ParamsAdamW::default()
+        },
+    )?;
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let started = Instant::now();
+    let mut done = Progress {
+        steps: 0,
+        episodes: 0,
+        mean_return: 0.0,
+        seconds: 0.0,
+    };
+    loop {
+        let fraction = match options.budget {
+            Budget::Steps(steps) => done.steps as f64 / steps as f64,
+            Budget::Seconds(seconds) => done.seconds / seconds,
+        };
+        if fraction >= 1.0 {
+            break;
+        }
+        let batch = play(game, frozen, &net, &shape, options, &mut rng)?;
+        if batch.decisions > 0 {
+            let loss = loss(&net, &shape, &batch, options.entropy * (1.0 - fraction))?;
+            adam.backward_step(&loss)?;
+        }
+        done.steps += 1;
+        done.episodes += batch.episode_returns.len() as u64;
+        done.mean_return =
+            batch.episode_returns.iter().sum::<f64>() / batch.episode_returns.len() as f64;
+        done.seconds = started.elapsed().as_secs_f64();
+        progress(&done);
+    }
+    Ok(LearnedBestResponse {
+        params: ParamSet::from_tensors(
+            vars.iter()
+                .map(|v| v.as_tensor().copy())
+                .collect::<candle_core::Result<Vec<_>>>()?,
+        ),
+        shape,
+        seat: options.seat,
+        trained: done,
+    })
+}
+
+/// Plays one batch of episodes: chance and the frozen seats sample their
+/// moves, the learning seat samples its network's policy, all the games'
+/// decisions of that seat at once.
+fn play(
+    game: &dyn Game,
+    frozen: &mut dyn Player,
+    net: &PolicyValueNet,
+    shape: &NetShape,
+    options: &BrOptions,
+    rng: &mut ChaCha8Rng,
+) -> candle_core::Result<Batch> {
+    let seat = options.seat;
+    let (input, actions) = (shape.input, shape.actions);
+    let mut states: Vec<Box<dyn State>> = (0..options.episodes_per_step)
+        .map(|_| game.new_initial_state())
+        .collect();
+    let mut batch = Batch {
+        obs: Vec::new(),
+        legal: Vec::new(),
+        taken: Vec::new(),
+        returns: Vec::new(),
+        decisions: 0,
+        episode_returns: Vec::new(),
+    };
+    // Which episode each recorded decision belongs to.
+    let mut episode_of = Vec::new();
+    loop {
+        for state in &mut states {
+            advance_to_seat(state.as_mut(), seat, frozen, rng);
+        }
+        let waiting: Vec<usize> = (0..states.len())
+            .filter(|&g| states[g].turn() == Turn::Player(seat))
+            .collect();
+        if waiting.is_empty() {
+            break;
+        }
+        let mut obs = vec![0.0f32; waiting.len() * input];
+        let mut legal = vec![0.0f32; waiting.len() * actions];
+        let mut legal_actions = Vec::with_capacity(waiting.len());
+        for (k, &g) in waiting.iter().enumerate() {
+            states[g].network_input(seat, &mut obs[k * input..(k + 1) * input]);
+            let ids = states[g].legal_actions();
+            for &a in &ids {
+                legal[k * actions + a] = 1.0;
+            }
+            legal_actions.push(ids);
+        }
+        let obs_t = Tensor::from_slice(&obs, (waiting.len(), input), &Device::Cpu)?;
+        let legal_t = Tensor::from_slice(&legal, (waiting.len(), actions), &Device::Cpu)?;
+        let probs = net.policy(&obs_t, &legal_t)?.to_vec2::<f32>()?;
+        for (k, &g) in waiting.iter().enumerate() {
+            let ids = &legal_actions[k];
+            let action = inverse_cdf(
+                rng.random::<f64>(),
+                ids.iter().map(|&a| (a, f64::from(probs[k][a]))),
+            );
+            let mut taken = vec![0.0f32; actions];
+            taken[action] = 1.0;
+            batch.taken.extend(taken);
+            states[g].apply_action(action);
+            episode_of.push(g);
+        }
+        batch.obs.extend(obs);
+        batch.legal.extend(legal);
+    }
+    batch.episode_returns = states.iter().map(|s| s.returns()[seat]).collect();
+    batch.returns = episode_of
+        .iter()
+        .map(|&g| batch.episode_returns[g] as f32)
+        .collect();
+    batch.decisions = episode_of.len();
+    Ok(batch)
+}
+
+/// Plays `state` on until it ends or `seat` is to act: chance and the
+/// frozen seats sample their moves.
+fn advance_to_seat(
+    state: &mut dyn State,
+    seat: usize,
+    frozen: &mut dyn Player,
+    rng: &mut ChaCha8Rng,
+) {
+    loop {
+        let action: Action = match state.turn() {
+            Turn::Terminal => return,
+            Turn::Player(p) if p == seat => return,
+            Turn::Chance => inverse_cdf(rng.random::<f64>(), state.chance_outcomes()),
+            Turn::Player(_) => {
+                let legal = state.legal_actions();
+                let probs = frozen.policy(state, &legal);
+                inverse_cdf(rng.random::<f64>(), legal.iter().copied().zip(probs))
+            }
+        };
+        state.apply_action(action);
+    }
+}
+
+/// The actor-critic loss of `batch`: the policy gradient of each
+/// decision's episode return less the value estimate (held fixed), half
+/// the value's squared error, less `entropy` times the policy's entropy.
+fn loss(
+    net: &PolicyValueNet,
+    shape: &NetShape,
+    batch: &Batch,
+    entropy: f64,
+) -> candle_core::Result<Tensor> {
+    let n = batch.decisions;
+    let device = Device::Cpu;
+    let obs = Tensor::from_slice(&batch.obs, (n, shape.input), &device)?;
+    let legal = Tensor::from_slice(&batch.legal, (n, shape.actions), &device)?;
+    let taken = Tensor::from_slice(&batch.taken, (n, shape.actions), &device)?;
+    let returns = Tensor::from_slice(&batch.returns, n, &device)?;
+    let (logits, values) = net.forward(&obs)?;
+    let masked = (logits + ((&legal - 1.0)? * ILLEGAL_LOGIT)?)?;
+    let max = masked.max_keepdim(1)?.detach();
+    let shifted = masked.broadcast_sub(&max)?;
+    let log_sum = shifted.exp()?.sum_keepdim(1)?.log()?;
+    let log_policy = (shifted.broadcast_sub(&log_sum)? * &legal)?;
+    let policy = (log_policy.exp()? * &legal)?;
+    let advantage = (&returns - values.detach())?;
+    let taken_log = (&log_policy * &taken)?.sum(1)?;
+    let policy_loss = (advantage * taken_log)?.mean_all()?.neg()?;
+    let value_loss = (values - &returns)?.sqr()?.mean_all()?;
+    let entropy_now = (policy * &log_policy)?.sum(1)?.mean_all()?.neg()?;
+    policy_loss + (value_loss * 0.5)? - (entropy_now * entropy)?
+}
+
+/// The learned network as a player: its most probable legal action (a
+/// best response is deterministic; the entropy bonus has decayed to zero
+/// by the end of training).
+pub fn greedy_player(
+    learned: &LearnedBestResponse,
+) -> Result<crate::network_player::NetworkPlayer, crate::neural::NetworkError> {
+    Ok(crate::network_player::NetworkPlayer::new(&learned.shape, &learned.params, false)?.greedy())
+}
+
+/// `seat`'s return in each of `episodes` episodes with `player` in `seat`
+/// and `frozen` in every other (independent of training's episodes: its
+/// own seed).
+pub fn sample_returns(
+    game: &dyn Game,
+    seat: usize,
+    player: &mut dyn Player,
+    frozen: &mut dyn Player,
+    episodes: usize,
+    seed: u64,
+) -> Vec<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(1);
+    (0..episodes)
+        .map(|_| {
+            let mut state = game.new_initial_state();
+            loop {
+                advance_to_seat(state.as_mut(), seat, frozen, &mut rng);
+                if state.turn() == Turn::Terminal {
+                    return state.returns()[seat];
+                }
+                let legal = state.legal_actions();
+                let probs = player.policy(state.as_ref(), &legal);
+                let action = inverse_cdf(rng.random::<f64>(), legal.iter().copied().zip(probs));
+                state.apply_action(action);
+            }
+        })
+        .collect()
+}
