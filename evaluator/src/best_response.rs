@@ -45,9 +45,8 @@ impl std::str::FromStr for Budget {
 
     /// `N` steps, or `Ns` / `Nm` seconds or minutes of training.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || {
-            format!("budget {s:?}: give steps (2000) or a time (90s, 10m), more than zero")
-        };
+        let bad =
+            || format!("budget {s:?}: give steps (2000) or a time (90s, 10m), more than zero");
         let time = |text: &str, unit: f64| {
             text.parse::<f64>()
                 .ok()
@@ -252,9 +251,13 @@ fn play(
         batch.legal.extend(legal);
     }
     batch.episode_returns = states.iter().map(|s| s.returns()[seat]).collect();
+    // Returns in units of the game's largest payoff, so that one entropy
+    // bonus and one learning rate suit Kuhn's ±2 chips and hold'em's ±5,000.
+    let (lo, hi) = game.utility_range();
+    let scale = lo.abs().max(hi.abs()).max(f64::MIN_POSITIVE);
     batch.returns = episode_of
         .iter()
-        .map(|&g| batch.episode_returns[g] as f32)
+        .map(|&g| (batch.episode_returns[g] / scale) as f32)
         .collect();
     batch.decisions = episode_of.len();
     Ok(batch)
@@ -284,7 +287,8 @@ fn advance_to_seat(
 }
 
 /// The actor-critic loss of `batch`: the policy gradient of each
-/// decision's episode return less the value estimate (held fixed), half
+/// decision's episode return (scaled to the game's largest payoff) less
+/// the value estimate (held fixed), half
 /// the value's squared error, less `entropy` times the policy's entropy.
 fn loss(
     net: &PolicyValueNet,

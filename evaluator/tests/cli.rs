@@ -698,3 +698,61 @@ fn daihinmin_matches_score_points_per_game_in_every_seat() {
     );
     assert!(!refused.status.success());
 }
+
+/// The learned best response against the uniform player reaches the exact
+/// best response's gain on Kuhn within 300 steps and 97% of it on Leduc
+/// within 1,000 (a few seconds each), in every seat; bad seats and budgets
+/// are refused.
+#[test]
+fn a_learned_best_response_reaches_the_exact_one_on_kuhn_and_leduc() {
+    for (game, budget, least) in [("kuhn_poker", "300", 0.99), ("leduc_poker", "1000", 0.97)] {
+        let output = binary_output(
+            "rnad-evaluator",
+            &[
+                "br", "--game", game, "--policy", "uniform", "--budget", budget, "--json",
+            ],
+        );
+        assert!(output.status.success(), "{output:?}");
+        let report = stdout_json(&output);
+        let seats = report["seats"].as_array().unwrap();
+        assert_eq!(seats.len(), 2);
+        for seat in seats {
+            let fraction = seat["fraction"].as_f64().unwrap();
+            assert!(
+                fraction >= least && fraction <= 1.0 + 1e-9,
+                "{game}: {seat}"
+            );
+        }
+        let (learned, exact) = (
+            report["learned_nash_conv"].as_f64().unwrap(),
+            report["exact_nash_conv"].as_f64().unwrap(),
+        );
+        assert!(
+            learned <= exact + 1e-9 && learned >= least * exact,
+            "{report}"
+        );
+    }
+    for (args, expected) in [
+        (&["--seat", "2"][..], "give a seat from 0 to 1 or `all`"),
+        (
+            &["--budget", "0"][..],
+            "give steps (2000) or a time (90s, 10m)",
+        ),
+        (
+            &["--budget", "0.0m"][..],
+            "give steps (2000) or a time (90s, 10m)",
+        ),
+    ] {
+        let refused = binary_output(
+            "rnad-evaluator",
+            &[
+                &["br", "--game", "kuhn_poker", "--policy", "uniform"][..],
+                args,
+            ]
+            .concat(),
+        );
+        assert!(!refused.status.success());
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}

@@ -46,10 +46,11 @@ pub struct BrArgs {
     #[arg(long, default_value_t = 128)]
     pub episodes_per_step: usize,
     /// Adam's learning rate.
-    #[arg(long, default_value_t = 1e-3)]
+    #[arg(long, default_value_t = 3e-3)]
     pub learning_rate: f64,
-    /// Entropy bonus at the start, decaying linearly to zero.
-    #[arg(long, default_value_t = 0.05)]
+    /// Entropy bonus at the start (returns in units of the game's largest
+    /// payoff), decaying linearly to zero.
+    #[arg(long, default_value_t = 0.1)]
     pub entropy: f64,
     /// Episodes that judge a game without a public tree: the learned
     /// response in its seat, and the frozen policy in every seat.
@@ -127,7 +128,11 @@ pub fn run(args: &BrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
         ));
     }
     let exact = game.hands().is_some();
-    let tree = if exact { Some(build_tree(&args.game)?) } else { None };
+    let tree = if exact {
+        Some(build_tree(&args.game)?)
+    } else {
+        None
+    };
     let frozen_table = match &tree {
         Some(tree) => Some(Tabulator::new(tree).policy(&args.policy)?),
         None => None,
@@ -207,7 +212,10 @@ pub fn run(args: &BrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
 fn seat_line(r: &SeatReport) -> String {
     let exact = match (r.exact_gain, r.fraction) {
         (Some(gain), Some(fraction)) => {
-            format!(", exact best response gains {gain:.4}: {:.1}%", 100.0 * fraction)
+            format!(
+                ", exact best response gains {gain:.4}: {:.1}%",
+                100.0 * fraction
+            )
         }
         (Some(gain), None) => format!(", exact best response gains {gain:.4}"),
         _ => String::new(),
@@ -215,13 +223,7 @@ fn seat_line(r: &SeatReport) -> String {
     format!(
         "seat {}: learned best response gains {:.4} ± {:.4} over the policy's own {:.4}{exact} \
          ({} steps, {} episodes, {:.0} s)",
-        r.seat,
-        r.learned_gain,
-        r.ci95,
-        r.policy_value,
-        r.steps,
-        r.episodes,
-        r.seconds
+        r.seat, r.learned_gain, r.ci95, r.policy_value, r.steps, r.episodes, r.seconds
     )
 }
 
@@ -234,12 +236,13 @@ fn judge_exactly(
 ) -> Result<SeatReport, EvaluatorError> {
     let seat = learned.seat;
     let inputs = NetworkInputs::new(tree);
-    let network = network_policy(tree, &inputs, &learned.shape, &learned.params).map_err(
-        |source| EvaluatorError::Network {
-            kind: rnad_run::history::PolicyKind::Online,
-            source,
-        },
-    )?;
+    let network =
+        network_policy(tree, &inputs, &learned.shape, &learned.params).map_err(|source| {
+            EvaluatorError::Network {
+                kind: rnad_run::history::PolicyKind::Online,
+                source,
+            }
+        })?;
     let played = greedy(tree, &network);
     let mut joint = frozen.probs().to_vec();
     for decision in tree.decisions().iter().filter(|d| d.player == seat) {
