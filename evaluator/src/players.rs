@@ -185,6 +185,18 @@ impl<'t> Tabulator<'t> {
                     tree.spec()
                 ))),
             },
+            // A baseline's policy reads only the legal actions, so it
+            // tabulates (in poker games, whose actions it understands).
+            PlayerSpec::Baseline(b) if tree.spec().capabilities().poker_baselines => {
+                let mut probs = vec![0.0; tree.num_slots()];
+                for decision in tree.decisions() {
+                    let row = b.probabilities(&decision.legal_actions);
+                    for hand in 0..tree.num_hands() {
+                        probs[decision.slots(hand)].copy_from_slice(&row);
+                    }
+                }
+                Ok(TabularPolicy::from_slots(tree, probs).expect("one probability a slot"))
+            }
             PlayerSpec::Baseline(_) | PlayerSpec::MonteCarlo(_) | PlayerSpec::Gain(_) => {
                 Err(EvaluatorError::Usage(format!(
                     "{player} plays state by state, not as a table: it is a player of `match` only"
