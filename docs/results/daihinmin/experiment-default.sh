@@ -3,7 +3,9 @@
 # standard client) at N = 1500, with enough games to resolve 0.1 points:
 # x = cK/N over 0, 0.1, … 1 and r over 0.1 … 5, 70 deals (350 games) a
 # configuration, and majority (N in all) and majority-full (5N) beside
-# epsilon. About 40 minutes on one core (JOBS=2: 20 on two).
+# epsilon. About 40 minutes on one core (JOBS=2: 20 on two). The 200 more
+# games of experiment-default-more.jsonl, on other deals:
+#   DEALS=40 SEED=5 OUT=docs/results/daihinmin/experiment-default-more.jsonl JOBS=2 bash docs/results/daihinmin/experiment-default.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 n=${N:-1500}

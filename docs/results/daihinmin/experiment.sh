@@ -8,8 +8,8 @@
 # docs/results/daihinmin/experiment.jsonl), one per configuration in the
 # order below.
 # At N = 1500 and 20 deals (100 games) a configuration, about an hour on
-# one core; JOBS runs that many configurations at once (N, DEALS and JOBS
-# override the defaults). OPPONENTS, X_VALUES and R_VALUES set the grid,
+# one core; JOBS runs that many configurations at once (N, DEALS, JOBS and
+# SEED, the deals' seed, default 3, override the defaults). OPPONENTS, X_VALUES and R_VALUES set the grid,
 # TABLE=no leaves out the five-player table, and TABLE_EXTRA adds
 # configurations after it (lines of figure, parameter, players).
 set -euo pipefail
@@ -17,6 +17,7 @@ cd "$(dirname "$0")/../../.."
 n=${N:-1500}
 deals=${DEALS:-20}
 jobs=${JOBS:-1}
+seed=${SEED:-3}
 out=${OUT:-docs/results/daihinmin/experiment.jsonl}
 opponents=${OPPONENTS:-ucb1-tuned:$n random-sampling:$n default}
 x_values=${X_VALUES:-0 0.2 0.4 0.6 0.8 1}
@@ -53,7 +54,7 @@ play() {
     local parameter=$3
     [ "$parameter" = - ] && parameter=
     printf '{"figure":"%s","parameter":"%s","players":"%s","report":' "$2" "$parameter" "$4" > "$part.tmp"
-    "$evaluator" match --game daihinmin --players "$4" --deals "$deals" --seed 3 --json | tr -d '\n' >> "$part.tmp"
+    "$evaluator" match --game daihinmin --players "$4" --deals "$deals" --seed "$seed" --json | tr -d '\n' >> "$part.tmp"
     printf '}\n' >> "$part.tmp"
     mv "$part.tmp" "$part"
     echo "done: figure $2 $parameter $4" >&2

@@ -152,9 +152,10 @@ pub fn run(args: &LbrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
         }
         reports.push(SettingReport { setting, report });
     }
+    // The first of equals: the simplest setting that does as well.
     let best = reports
         .iter()
-        .max_by(|a, b| a.report.mean.total_cmp(&b.report.mean))
+        .reduce(|best, r| if r.report.mean > best.report.mean { r } else { best })
         .expect("at least one setting");
     if !args.json {
         return if args.standard {
