@@ -211,16 +211,7 @@ fn play(
     };
     // Which episode each recorded decision belongs to.
     let mut episode_of = Vec::new();
-    loop {
-        for state in &mut states {
-            advance_to_seat(state.as_mut(), seat, frozen, rng);
-        }
-        let waiting: Vec<usize> = (0..states.len())
-            .filter(|&g| states[g].turn() == Turn::Player(seat))
-            .collect();
-        if waiting.is_empty() {
-            break;
-        }
+    play_lockstep(&mut states, seat, frozen, rng, |waiting, states, rng| {
         let mut obs = vec![0.0f32; waiting.len() * input];
         let mut legal = vec![0.0f32; waiting.len() * actions];
         let mut legal_actions = Vec::with_capacity(waiting.len());
@@ -235,6 +226,7 @@ fn play(
         let obs_t = Tensor::from_slice(&obs, (waiting.len(), input), &Device::Cpu)?;
         let legal_t = Tensor::from_slice(&legal, (waiting.len(), actions), &Device::Cpu)?;
         let probs = net.policy(&obs_t, &legal_t)?.to_vec2::<f32>()?;
+        let mut chosen = Vec::with_capacity(waiting.len());
         for (k, &g) in waiting.iter().enumerate() {
             let ids = &legal_actions[k];
             let action = inverse_cdf(
@@ -244,12 +236,13 @@ fn play(
             let mut taken = vec![0.0f32; actions];
             taken[action] = 1.0;
             batch.taken.extend(taken);
-            states[g].apply_action(action);
             episode_of.push(g);
+            chosen.push(action);
         }
         batch.obs.extend(obs);
         batch.legal.extend(legal);
-    }
+        Ok(chosen)
+    })?;
     batch.episode_returns = states.iter().map(|s| s.returns()[seat]).collect();
     // Returns in units of the game's largest payoff, so that one entropy
     // bonus and one learning rate suit Kuhn's ±2 chips and hold'em's ±5,000.
@@ -263,26 +256,57 @@ fn play(
     Ok(batch)
 }
 
-/// Plays `state` on until it ends or `seat` is to act: chance and the
-/// frozen seats sample their moves.
-fn advance_to_seat(
-    state: &mut dyn State,
+/// Plays every game of `states` to its end in lockstep: chance samples its
+/// moves, `frozen` decides the waiting games of every other seat in one
+/// call, and `seat_moves` those of `seat`.
+fn play_lockstep(
+    states: &mut [Box<dyn State>],
     seat: usize,
     frozen: &mut dyn Player,
     rng: &mut ChaCha8Rng,
-) {
+    mut seat_moves: impl FnMut(
+        &[usize],
+        &[Box<dyn State>],
+        &mut ChaCha8Rng,
+    ) -> candle_core::Result<Vec<Action>>,
+) -> candle_core::Result<()> {
     loop {
-        let action: Action = match state.turn() {
-            Turn::Terminal => return,
-            Turn::Player(p) if p == seat => return,
-            Turn::Chance => inverse_cdf(rng.random::<f64>(), state.chance_outcomes()),
-            Turn::Player(_) => {
-                let legal = state.legal_actions();
-                let probs = frozen.policy(state, &legal);
-                inverse_cdf(rng.random::<f64>(), legal.iter().copied().zip(probs))
+        let (mut at_seat, mut at_frozen) = (Vec::new(), Vec::new());
+        for (g, state) in states.iter_mut().enumerate() {
+            while state.turn() == Turn::Chance {
+                let action = inverse_cdf(rng.random::<f64>(), state.chance_outcomes());
+                state.apply_action(action);
             }
-        };
-        state.apply_action(action);
+            match state.turn() {
+                Turn::Player(p) if p == seat => at_seat.push(g),
+                Turn::Player(_) => at_frozen.push(g),
+                Turn::Terminal | Turn::Chance => {}
+            }
+        }
+        if at_seat.is_empty() && at_frozen.is_empty() {
+            return Ok(());
+        }
+        if !at_frozen.is_empty() {
+            let legal: Vec<Vec<Action>> = at_frozen
+                .iter()
+                .map(|&g| states[g].legal_actions())
+                .collect();
+            let probs = {
+                let waiting: Vec<&dyn State> =
+                    at_frozen.iter().map(|&g| states[g].as_ref()).collect();
+                frozen.policies_each(&waiting, &legal)
+            };
+            for ((&g, legal), probs) in at_frozen.iter().zip(&legal).zip(probs) {
+                let action = inverse_cdf(rng.random::<f64>(), legal.iter().copied().zip(probs));
+                states[g].apply_action(action);
+            }
+        }
+        if !at_seat.is_empty() {
+            let actions = seat_moves(&at_seat, states, rng)?;
+            for (&g, action) in at_seat.iter().zip(actions) {
+                states[g].apply_action(action);
+            }
+        }
     }
 }
 
@@ -326,9 +350,12 @@ pub fn greedy_player(
     Ok(crate::network_player::NetworkPlayer::new(&learned.shape, &learned.params, false)?.greedy())
 }
 
+/// Games played at once when judging by sampling.
+const JUDGED_AT_ONCE: usize = 256;
+
 /// `seat`'s return in each of `episodes` episodes with `player` in `seat`
 /// and `frozen` in every other (independent of training's episodes: its
-/// own seed).
+/// own seed), a few hundred games at a time.
 pub fn sample_returns(
     game: &dyn Game,
     seat: usize,
@@ -339,19 +366,32 @@ pub fn sample_returns(
 ) -> Vec<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(1);
-    (0..episodes)
-        .map(|_| {
-            let mut state = game.new_initial_state();
-            loop {
-                advance_to_seat(state.as_mut(), seat, frozen, &mut rng);
-                if state.turn() == Turn::Terminal {
-                    return state.returns()[seat];
-                }
-                let legal = state.legal_actions();
-                let probs = player.policy(state.as_ref(), &legal);
-                let action = inverse_cdf(rng.random::<f64>(), legal.iter().copied().zip(probs));
-                state.apply_action(action);
-            }
-        })
-        .collect()
+    let mut returns = Vec::with_capacity(episodes);
+    while returns.len() < episodes {
+        let count = JUDGED_AT_ONCE.min(episodes - returns.len());
+        let mut states: Vec<Box<dyn State>> =
+            (0..count).map(|_| game.new_initial_state()).collect();
+        play_lockstep(
+            &mut states,
+            seat,
+            frozen,
+            &mut rng,
+            |waiting, states, rng| {
+                let legal: Vec<Vec<Action>> =
+                    waiting.iter().map(|&g| states[g].legal_actions()).collect();
+                let at: Vec<&dyn State> = waiting.iter().map(|&g| states[g].as_ref()).collect();
+                let probs = player.policies_each(&at, &legal);
+                Ok(legal
+                    .iter()
+                    .zip(probs)
+                    .map(|(legal, probs)| {
+                        inverse_cdf(rng.random::<f64>(), legal.iter().copied().zip(probs))
+                    })
+                    .collect())
+            },
+        )
+        .expect("the players here decide without failing tensor computations");
+        returns.extend(states.iter().map(|s| s.returns()[seat]));
+    }
+    returns
 }

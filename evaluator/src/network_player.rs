@@ -69,25 +69,41 @@ impl NetworkPlayer {
         self.net.forward(&obs)
     }
 
+    /// The legal policy at each of `states` (`legal[i]` at `states[i]`),
+    /// one row of the network's actions each.
     fn probabilities(
         &self,
         states: &[&dyn State],
-        legal: &[Action],
+        legal: &[&[Action]],
     ) -> candle_core::Result<Vec<f32>> {
         let actions = self.shape.actions;
         let (logits, _) = self.forward(states, |state| match state.turn() {
             Turn::Player(player) => player,
             _ => panic!("a network is asked to act where no player acts"),
         })?;
-        let mut mask = vec![0.0f32; actions];
-        for &a in legal {
-            mask[a] = 1.0;
+        let mut masks = vec![0.0f32; states.len() * actions];
+        for (row, legal) in masks.chunks_mut(actions).zip(legal) {
+            for &a in *legal {
+                row[a] = 1.0;
+            }
         }
-        let masks = mask.repeat(states.len());
         let masks = Tensor::from_vec(masks, (states.len(), actions), &Device::Cpu)?;
         legal_policy(&logits, &masks)?
             .flatten_all()?
             .to_vec1::<f32>()
+    }
+
+    /// Each row of `probs` at its `legal` actions, post-processed and
+    /// played as this player plays.
+    fn played(&self, row: &[f32], legal: &[Action]) -> Vec<f64> {
+        let mut policy: Vec<f64> = legal.iter().map(|&a| f64::from(row[a])).collect();
+        if self.post_process {
+            post_process_row(&mut policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION);
+        }
+        if self.greedy {
+            greedy_row(&mut policy);
+        }
+        policy
     }
 }
 
@@ -132,20 +148,23 @@ impl Player for NetworkPlayer {
 
     fn policies(&mut self, states: &[&dyn State], legal: &[Action]) -> Vec<Vec<f64>> {
         let probs = self
-            .probabilities(states, legal)
+            .probabilities(states, &vec![legal; states.len()])
             .expect("a finite network's forward pass on the CPU");
         probs
             .chunks(self.shape.actions)
-            .map(|row| {
-                let mut policy: Vec<f64> = legal.iter().map(|&a| f64::from(row[a])).collect();
-                if self.post_process {
-                    post_process_row(&mut policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION);
-                }
-                if self.greedy {
-                    greedy_row(&mut policy);
-                }
-                policy
-            })
+            .map(|row| self.played(row, legal))
+            .collect()
+    }
+
+    fn policies_each(&mut self, states: &[&dyn State], legal: &[Vec<Action>]) -> Vec<Vec<f64>> {
+        let rows: Vec<&[Action]> = legal.iter().map(Vec::as_slice).collect();
+        let probs = self
+            .probabilities(states, &rows)
+            .expect("a finite network's forward pass on the CPU");
+        probs
+            .chunks(self.shape.actions)
+            .zip(&rows)
+            .map(|(row, legal)| self.played(row, legal))
             .collect()
     }
 }
@@ -179,6 +198,7 @@ mod tests {
         let index = tree.info_state_index();
         // Deal, then player 0 checks: player 1 acts holding each card.
         let mut compared = 0;
+        let mut seen: Vec<(Box<dyn State>, Vec<f64>)> = Vec::new();
         for (first, second) in [(0, 1), (2, 5), (4, 3)] {
             let mut state = game.new_initial_state();
             state.apply_action(first);
@@ -195,8 +215,25 @@ mod tests {
                 assert!((p - t).abs() < 1e-6, "{key}: {one:?} against {tabulated:?}");
             }
             compared += 1;
+            seen.push((state.clone_box(), one));
+            // A state facing a raise: other legal actions.
+            let mut raised = state.clone_box();
+            raised.apply_action(2);
+            let legal = raised.legal_actions();
+            let one = player.policy(raised.as_ref(), &legal);
+            seen.push((raised, one));
         }
         assert_eq!(compared, 3);
+        // Each its own legal actions, in one call: the same as one by one.
+        let states: Vec<&dyn State> = seen.iter().map(|(s, _)| s.as_ref()).collect();
+        let legal: Vec<Vec<Action>> = states.iter().map(|s| s.legal_actions()).collect();
+        assert!(legal.windows(2).any(|w| w[0] != w[1]));
+        let each = player.policies_each(&states, &legal);
+        for ((_, one), batched) in seen.iter().zip(&each) {
+            for (a, b) in one.iter().zip(batched) {
+                assert!((a - b).abs() < 1e-6, "{one:?} against {batched:?}");
+            }
+        }
     }
 
     /// Greedy play puts everything on the action the network rates most

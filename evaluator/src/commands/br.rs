@@ -75,8 +75,10 @@ pub struct SeatReport {
     pub episodes: u64,
     /// Seconds of training.
     pub seconds: f64,
-    /// The learned response's value in the seat, greedily played.
+    /// The learned response's value in the seat.
     pub learned_value: f64,
+    /// How it played for that value.
+    pub played: Played,
     /// The frozen policy's own value in the seat.
     pub policy_value: f64,
     /// `learned_value - policy_value`: what the learned response gains.
@@ -89,6 +91,17 @@ pub struct SeatReport {
     pub exact_gain: Option<f64>,
     /// `learned_gain / exact_gain`.
     pub fraction: Option<f64>,
+}
+
+/// How the learned response is played when judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Played {
+    /// Its most probable action everywhere (always, where judged by
+    /// sampling).
+    Greedy,
+    /// Its policy as trained, where that was worth more (judged exactly).
+    AsTrained,
 }
 
 /// Every seat's report and their sums.
@@ -220,9 +233,13 @@ fn seat_line(r: &SeatReport) -> String {
         (Some(gain), None) => format!(", exact best response gains {gain:.4}"),
         _ => String::new(),
     };
+    let played = match r.played {
+        Played::Greedy => "greedy",
+        Played::AsTrained => "as trained",
+    };
     format!(
-        "seat {}: learned best response gains {:.4} ± {:.4} over the policy's own {:.4}{exact} \
-         ({} steps, {} episodes, {:.0} s)",
+        "seat {}: learned best response ({played}) gains {:.4} ± {:.4} over the policy's own \
+         {:.4}{exact} ({} steps, {} episodes, {:.0} s)",
         r.seat, r.learned_gain, r.ci95, r.policy_value, r.steps, r.episodes, r.seconds
     )
 }
@@ -243,16 +260,27 @@ fn judge_exactly(
                 source,
             }
         })?;
-    let played = greedy(tree, &network);
-    let mut joint = frozen.probs().to_vec();
-    for decision in tree.decisions().iter().filter(|d| d.player == seat) {
-        for hand in 0..tree.num_hands() {
-            let slots = decision.slots(hand);
-            joint[slots.clone()].copy_from_slice(&played.probs()[slots]);
+    // Both the greedy policy and the policy as trained are exact values of
+    // strategies the seat can play, so the better of them still bounds
+    // the best response from below.
+    let value_of = |played: &TabularPolicy| {
+        let mut joint = frozen.probs().to_vec();
+        for decision in tree.decisions().iter().filter(|d| d.player == seat) {
+            for hand in 0..tree.num_hands() {
+                let slots = decision.slots(hand);
+                joint[slots.clone()].copy_from_slice(&played.probs()[slots]);
+            }
         }
-    }
-    let joint = TabularPolicy::from_slots(tree, joint).expect("one probability a slot");
-    let learned_value = player_values(tree, &joint, seat).1;
+        let joint = TabularPolicy::from_slots(tree, joint).expect("one probability a slot");
+        player_values(tree, &joint, seat).1
+    };
+    let greedy_value = value_of(&greedy(tree, &network));
+    let trained_value = value_of(&network);
+    let (learned_value, played) = if greedy_value >= trained_value {
+        (greedy_value, Played::Greedy)
+    } else {
+        (trained_value, Played::AsTrained)
+    };
     let (exact_value, policy_value) = player_values(tree, frozen, seat);
     let exact_gain = exact_value - policy_value;
     let learned_gain = learned_value - policy_value;
@@ -262,6 +290,7 @@ fn judge_exactly(
         episodes: learned.trained.episodes,
         seconds: learned.trained.seconds,
         learned_value,
+        played,
         policy_value,
         learned_gain,
         ci95: 0.0,
@@ -296,6 +325,7 @@ fn judge_by_sampling(
         episodes: learned.trained.episodes,
         seconds: learned.trained.seconds,
         learned_value,
+        played: Played::Greedy,
         policy_value,
         learned_gain: learned_value - policy_value,
         ci95: (learned_ci * learned_ci + policy_ci * policy_ci).sqrt(),

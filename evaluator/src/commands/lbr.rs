@@ -155,7 +155,13 @@ pub fn run(args: &LbrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
     // The first of equals: the simplest setting that does as well.
     let best = reports
         .iter()
-        .reduce(|best, r| if r.report.mean > best.report.mean { r } else { best })
+        .reduce(|best, r| {
+            if r.report.mean > best.report.mean {
+                r
+            } else {
+                best
+            }
+        })
         .expect("at least one setting");
     if !args.json {
         return if args.standard {

@@ -40,6 +40,17 @@ pub trait Player: Send {
     fn policies(&mut self, states: &[&dyn State], legal: &[Action]) -> Vec<Vec<f64>> {
         states.iter().map(|s| self.policy(*s, legal)).collect()
     }
+
+    /// [`Player::policy`] at each of `states`, each with its own legal
+    /// actions (`legal[i]` at `states[i]`): one call for a player that
+    /// decides a batch of games at once.
+    fn policies_each(&mut self, states: &[&dyn State], legal: &[Vec<Action>]) -> Vec<Vec<f64>> {
+        states
+            .iter()
+            .zip(legal)
+            .map(|(s, legal)| self.policy(*s, legal))
+            .collect()
+    }
 }
 
 /// A seat's expected payoff at any state, in chips: the control variate's
