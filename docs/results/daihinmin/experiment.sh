@@ -60,7 +60,7 @@ play() {
     echo "done: figure $2 $parameter $4" >&2
 }
 export -f play
-export evaluator deals parts
+export evaluator deals seed parts
 
 # The count of finished parts below decides whether every one succeeded.
 configurations | nl -nln -w1 -s' ' | xargs -P "$jobs" -L 1 bash -c 'play "$@"' _ || true
