@@ -18,7 +18,7 @@ pooled = {}
 for path in paths:
     for line in path.open():
         row = json.loads(line)
-        key = (row["figure"], row["parameter"])
+        key = (row["figure"], row["parameter"], row["players"])
         first = row["report"]["raw"][0]
         games = row["report"]["games"]
         if key not in pooled:
