@@ -85,6 +85,11 @@ pub struct BrOptions {
     pub budget: Budget,
     /// Seed of the network's initialisation, the cards and every action.
     pub seed: u64,
+    /// A network to start from instead of a fresh one (its shape and
+    /// parameters; `hidden` is then unused): the frozen policy's own, so
+    /// that the response starts at the policy's value and only improves
+    /// on it.
+    pub start: Option<(NetShape, ParamSet)>,
 }
 
 /// Where training stands, for progress output.
@@ -133,8 +138,14 @@ pub fn learn_best_response(
     mut progress: impl FnMut(&Progress),
 ) -> candle_core::Result<LearnedBestResponse> {
     assert!(options.seat < game.num_players(), "the seat is in the game");
-    let shape = NetShape::for_game(game, TorsoKind::Mlp, &options.hidden);
-    let initial = ParamSet::init(&shape, options.seed)?;
+    let (shape, initial) = match &options.start {
+        Some((shape, params)) => (shape.clone(), params.to_device(&Device::Cpu)?),
+        None => {
+            let shape = NetShape::for_game(game, TorsoKind::Mlp, &options.hidden);
+            let params = ParamSet::init(&shape, options.seed)?;
+            (shape, params)
+        }
+    };
     let (vars, tensors) = autograd::tracked(initial.tensors())?;
     let net = PolicyValueNet::new(&shape, &tensors)?;
     let mut adam = AdamW::new(

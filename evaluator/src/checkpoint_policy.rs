@@ -117,6 +117,19 @@ impl CheckpointPolicies {
             .map_err(|source| EvaluatorError::Network { kind, source })
     }
 
+    /// The network of `kind` (any but `target_average`, which is no
+    /// network): its shape and parameters, to start another network from.
+    pub fn network(&self, kind: PolicyKind) -> Result<(NetShape, ParamSet), EvaluatorError> {
+        let shape = self.run.shape();
+        match self.network_params(shape, kind)? {
+            Some(params) => Ok((shape.clone(), params)),
+            None => Err(EvaluatorError::Usage(format!(
+                "{}: {kind} is an average over a public tree, not a network",
+                self.file.path.display()
+            ))),
+        }
+    }
+
     /// Whether the run trained an averaged network and the checkpoint
     /// holds it.
     pub fn has_average_network(&self) -> bool {

@@ -18,6 +18,7 @@ use super::{build_tree, emit, game_help};
 use crate::best_response::{
     greedy_player, learn_best_response, sample_returns, BrOptions, Budget, LearnedBestResponse,
 };
+use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
 use crate::neural::{greedy, network_policy, NetworkInputs};
 use crate::players::{PlayerSpec, Tabulator};
@@ -39,6 +40,12 @@ pub struct BrArgs {
     /// Training per seat: steps (2000) or time (90s, 10m).
     #[arg(long, default_value = "2000")]
     pub budget: Budget,
+    /// Start the response from the frozen checkpoint's own network (its
+    /// parameters of the policy's kind) rather than a fresh MLP: it starts
+    /// at the policy's value and learns only what improves on it. For
+    /// `checkpoint:FILE` policies.
+    #[arg(long)]
+    pub from_policy: bool,
     /// Widths of the best response's MLP.
     #[arg(long, value_delimiter = ',', default_value = "128,128")]
     pub hidden: Vec<usize>,
@@ -49,9 +56,11 @@ pub struct BrArgs {
     #[arg(long, default_value_t = 3e-3)]
     pub learning_rate: f64,
     /// Entropy bonus at the start (returns in units of the game's largest
-    /// payoff), decaying linearly to zero.
-    #[arg(long, default_value_t = 0.1)]
-    pub entropy: f64,
+    /// payoff), decaying linearly to zero. Default 0.1, or 0.01 with
+    /// --from-policy (a larger bonus first undoes the policy it starts
+    /// from).
+    #[arg(long)]
+    pub entropy: Option<f64>,
     /// Episodes that judge a game without a public tree: the learned
     /// response in its seat, and the frozen policy in every seat.
     #[arg(long, default_value_t = 20_000)]
@@ -150,6 +159,17 @@ pub fn run(args: &BrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
         Some(tree) => Some(Tabulator::new(tree).policy(&args.policy)?),
         None => None,
     };
+    let start = match (&args.policy, args.from_policy) {
+        (_, false) => None,
+        (PlayerSpec::Checkpoint { path, kind, .. }, true) => {
+            Some(CheckpointPolicies::read(path)?.network(*kind)?)
+        }
+        (other, true) => {
+            return Err(EvaluatorError::Usage(format!(
+                "--from-policy starts from a checkpoint's network; {other} is none"
+            )))
+        }
+    };
     let mut reports = Vec::with_capacity(seats.len());
     for seat in seats {
         let options = BrOptions {
@@ -157,9 +177,12 @@ pub fn run(args: &BrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
             hidden: args.hidden.clone(),
             episodes_per_step: args.episodes_per_step,
             learning_rate: args.learning_rate,
-            entropy: args.entropy,
+            entropy: args
+                .entropy
+                .unwrap_or(if args.from_policy { 0.01 } else { 0.1 }),
             budget: args.budget,
             seed: args.seed.wrapping_add(seat as u64),
+            start: start.clone(),
         };
         let mut frozen = match (&tree, &frozen_table) {
             (Some(tree), Some(table)) => Box::new(TabularPlayer::new(tree, table)),
