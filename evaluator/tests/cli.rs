@@ -742,6 +742,10 @@ fn a_learned_best_response_reaches_the_exact_one_on_kuhn_and_leduc() {
             &["--budget", "0.0m"][..],
             "give steps (2000) or a time (90s, 10m)",
         ),
+        (
+            &["--from-policy"][..],
+            "--from-policy starts from a checkpoint's network",
+        ),
     ] {
         let refused = binary_output(
             "rnad-evaluator",
