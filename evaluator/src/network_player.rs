@@ -175,13 +175,9 @@ mod tests {
     use rnad_games::GameSpec;
     use rnad_net::TorsoKind;
 
-    /// On Leduc, where every state can also be tabulated, the player gives
-    /// the tabulated network's probabilities, and a range of states in one
-    /// call the same as one by one.
-    #[test]
-    fn matches_the_tabulated_network_state_by_state_and_batched() {
-        let spec: GameSpec = "leduc_poker".parse().unwrap();
-        let game = spec.load();
+    /// Leduc and the shape of a small dense MLP for it.
+    fn leduc_network() -> (std::sync::Arc<dyn rnad_games::Game>, NetShape) {
+        let game = "leduc_poker".parse::<GameSpec>().unwrap().load();
         let shape = NetShape {
             input: game.information_state_tensor_size(),
             torso: TorsoKind::Mlp,
@@ -190,6 +186,15 @@ mod tests {
             head: rnad_net::HeadKind::Dense,
             cards: None,
         };
+        (game, shape)
+    }
+
+    /// On Leduc, where every state can also be tabulated, the player gives
+    /// the tabulated network's probabilities, and a range of states in one
+    /// call the same as one by one.
+    #[test]
+    fn matches_the_tabulated_network_state_by_state_and_batched() {
+        let (game, shape) = leduc_network();
         let params = ParamSet::init(&shape, 3).unwrap();
         let mut player = NetworkPlayer::new(&shape, &params, false).unwrap();
         let tree = rnad_games::public_tree::PublicTree::build(game.clone()).unwrap();
@@ -240,16 +245,7 @@ mod tests {
     /// probable.
     #[test]
     fn a_greedy_player_plays_the_networks_most_probable_action() {
-        let spec: GameSpec = "leduc_poker".parse().unwrap();
-        let game = spec.load();
-        let shape = NetShape {
-            input: game.information_state_tensor_size(),
-            torso: TorsoKind::Mlp,
-            hidden: vec![16],
-            actions: game.num_distinct_actions(),
-            head: rnad_net::HeadKind::Dense,
-            cards: None,
-        };
+        let (game, shape) = leduc_network();
         let params = ParamSet::init(&shape, 5).unwrap();
         let mut mixed = NetworkPlayer::new(&shape, &params, false).unwrap();
         let mut greedy = NetworkPlayer::new(&shape, &params, false).unwrap().greedy();

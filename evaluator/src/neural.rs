@@ -135,22 +135,25 @@ pub fn post_process(
     threshold: f64,
     n: u32,
 ) -> TabularPolicy {
-    let mut probs = policy.probs().to_vec();
-    for decision in tree.decisions() {
-        for hand in 0..tree.num_hands() {
-            post_process_row(&mut probs[decision.slots(hand)], threshold, n);
-        }
-    }
-    TabularPolicy::from_slots(tree, probs).expect("same length")
+    each_row(tree, policy, |row| post_process_row(row, threshold, n))
 }
 
 /// `policy` played greedily: every row's mass on its most probable action
 /// (the first of equals), a pure policy.
 pub fn greedy(tree: &PublicTree, policy: &TabularPolicy) -> TabularPolicy {
+    each_row(tree, policy, greedy_row)
+}
+
+/// `policy` with `change` applied to its row at every decision and hand.
+fn each_row(
+    tree: &PublicTree,
+    policy: &TabularPolicy,
+    mut change: impl FnMut(&mut [f64]),
+) -> TabularPolicy {
     let mut probs = policy.probs().to_vec();
     for decision in tree.decisions() {
         for hand in 0..tree.num_hands() {
-            greedy_row(&mut probs[decision.slots(hand)]);
+            change(&mut probs[decision.slots(hand)]);
         }
     }
     TabularPolicy::from_slots(tree, probs).expect("same length")

@@ -7,6 +7,7 @@ use std::io::Write;
 
 use clap::Args;
 use rnad_games::exploitability::player_values;
+use rnad_games::headtohead::play::expected_returns;
 use rnad_games::headtohead::stats::mean_and_ci95;
 use rnad_games::headtohead::tabular_player::TabularPlayer;
 use rnad_games::policy::TabularPolicy;
@@ -100,6 +101,39 @@ pub struct SeatReport {
     pub exact_gain: Option<f64>,
     /// `learned_gain / exact_gain`.
     pub fraction: Option<f64>,
+}
+
+impl SeatReport {
+    /// The report of `learned`, worth `learned_value` played as `played`,
+    /// against the frozen policy's own `policy_value` (the gain's
+    /// interval `ci95`) and, where known, the exact best response's value:
+    /// the gains and the fraction follow from them.
+    fn new(
+        learned: &LearnedBestResponse,
+        (learned_value, played): (f64, Played),
+        policy_value: f64,
+        ci95: f64,
+        exact_value: Option<f64>,
+    ) -> SeatReport {
+        let learned_gain = learned_value - policy_value;
+        let exact_gain = exact_value.map(|v| v - policy_value);
+        SeatReport {
+            seat: learned.seat,
+            steps: learned.trained.steps,
+            episodes: learned.trained.episodes,
+            seconds: learned.trained.seconds,
+            learned_value,
+            played,
+            policy_value,
+            learned_gain,
+            ci95,
+            exact_value,
+            exact_gain,
+            fraction: exact_gain
+                .filter(|&gain| gain > 1e-12)
+                .map(|gain| learned_gain / gain),
+        }
+    }
 }
 
 /// How the learned response is played when judged.
@@ -286,41 +320,28 @@ fn judge_exactly(
     // Both the greedy policy and the policy as trained are exact values of
     // strategies the seat can play, so the better of them still bounds
     // the best response from below.
-    let value_of = |played: &TabularPolicy| {
-        let mut joint = frozen.probs().to_vec();
-        for decision in tree.decisions().iter().filter(|d| d.player == seat) {
-            for hand in 0..tree.num_hands() {
-                let slots = decision.slots(hand);
-                joint[slots.clone()].copy_from_slice(&played.probs()[slots]);
-            }
-        }
-        let joint = TabularPolicy::from_slots(tree, joint).expect("one probability a slot");
-        player_values(tree, &joint, seat).1
-    };
-    let greedy_value = value_of(&greedy(tree, &network));
-    let trained_value = value_of(&network);
+    // The response (policy 1) in its seat, the frozen policy (0) in the
+    // others.
+    let seating: Vec<usize> = (0..tree.num_players())
+        .map(|s| usize::from(s == seat))
+        .collect();
+    let value_of =
+        |played: TabularPolicy| expected_returns(tree, &[frozen.clone(), played], &seating)[seat];
+    let greedy_value = value_of(greedy(tree, &network));
+    let trained_value = value_of(network);
     let (learned_value, played) = if greedy_value >= trained_value {
         (greedy_value, Played::Greedy)
     } else {
         (trained_value, Played::AsTrained)
     };
     let (exact_value, policy_value) = player_values(tree, frozen, seat);
-    let exact_gain = exact_value - policy_value;
-    let learned_gain = learned_value - policy_value;
-    Ok(SeatReport {
-        seat,
-        steps: learned.trained.steps,
-        episodes: learned.trained.episodes,
-        seconds: learned.trained.seconds,
-        learned_value,
-        played,
+    Ok(SeatReport::new(
+        learned,
+        (learned_value, played),
         policy_value,
-        learned_gain,
-        ci95: 0.0,
-        exact_value: Some(exact_value),
-        exact_gain: Some(exact_gain),
-        fraction: (exact_gain > 1e-12).then(|| learned_gain / exact_gain),
-    })
+        0.0,
+        Some(exact_value),
+    ))
 }
 
 /// The learned response's value in its seat and the frozen policy's own,
@@ -342,18 +363,11 @@ fn judge_by_sampling(
     let with_policy = sample_returns(game, seat, own.as_mut(), frozen, episodes, args.seed);
     let (learned_value, learned_ci) = mean_and_ci95(&with_response);
     let (policy_value, policy_ci) = mean_and_ci95(&with_policy);
-    Ok(SeatReport {
-        seat,
-        steps: learned.trained.steps,
-        episodes: learned.trained.episodes,
-        seconds: learned.trained.seconds,
-        learned_value,
-        played: Played::Greedy,
+    Ok(SeatReport::new(
+        learned,
+        (learned_value, Played::Greedy),
         policy_value,
-        learned_gain: learned_value - policy_value,
-        ci95: (learned_ci * learned_ci + policy_ci * policy_ci).sqrt(),
-        exact_value: None,
-        exact_gain: None,
-        fraction: None,
-    })
+        (learned_ci * learned_ci + policy_ci * policy_ci).sqrt(),
+        None,
+    ))
 }

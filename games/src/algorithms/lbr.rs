@@ -239,9 +239,7 @@ impl Range {
     /// probabilities would otherwise underflow); false where no weight is
     /// left.
     fn update(&mut self, policies: &RangePolicies, k: usize) -> bool {
-        for (&i, policy) in policies.live.iter().zip(&policies.policies) {
-            self.weights[i] *= policy[k];
-        }
+        self.weights = self.weights_times(policies, |policy| policy[k]);
         let total = self.total();
         if total > 0.0 {
             self.weights.iter_mut().for_each(|w| *w /= total);
@@ -251,6 +249,16 @@ impl Range {
 
     fn total(&self) -> f64 {
         self.weights.iter().sum()
+    }
+
+    /// The weights, each live combination's times `factor` of its policy
+    /// under `policies` (the dead stay 0).
+    fn weights_times(&self, policies: &RangePolicies, factor: impl Fn(&[f64]) -> f64) -> Vec<f64> {
+        let mut weights = self.weights.clone();
+        for (&i, policy) in policies.live.iter().zip(&policies.policies) {
+            weights[i] *= factor(policy);
+        }
+        weights
     }
 }
 
@@ -403,10 +411,7 @@ fn choose(
             Some(k) => {
                 let policies = range.policies(player, &after, opp, &answers);
                 let fold_p = range.action_weight(&policies, k) / range.total();
-                let mut calling = range.weights.clone();
-                for (&i, policy) in policies.live.iter().zip(&policies.policies) {
-                    calling[i] *= 1.0 - policy[k];
-                }
+                let calling = range.weights_times(&policies, |policy| 1.0 - policy[k]);
                 // Where every hand folds there is no showdown to price.
                 let called = showdowns
                     .equity(|i| calling[i])
