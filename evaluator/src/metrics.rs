@@ -4,6 +4,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use prometheus::{Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntGauge, Opts, Registry};
 use rnad_games::Game;
+use rnad_run::best_response_log::BestResponseLine;
 use rnad_run::history::{HeadToHead, PolicyKind};
 
 use crate::kinds::KindReports;
@@ -32,6 +33,16 @@ pub struct EvaluatorMetrics {
     pub lbr_ci95: Gauge,
     /// The learner step whose policy the latest LBR played.
     pub lbr_step: IntGauge,
+    /// What the latest learned best response gained, per seat (`seat`)
+    /// and summed (`seat="all"`), in `unit` (the history line's).
+    pub br_gain: GaugeVec,
+    /// The half-width of the 95% interval of `br_gain`.
+    pub br_ci95: GaugeVec,
+    /// The learner step whose policy the latest learned best response
+    /// played against.
+    pub br_step: IntGauge,
+    /// Seconds the latest learned best response took, all seats.
+    pub br_seconds: Gauge,
     /// Seconds per evaluation.
     pub eval_seconds: Histogram,
     /// Learner step of the last evaluated parameters.
@@ -98,6 +109,26 @@ impl EvaluatorMetrics {
                 "Learner step of the policy the latest local best response played.",
             )
             .expect("valid metric"),
+            br_gain: gauges(
+                "rnad_evaluator_br_gain",
+                "What the latest learned best response gained over the evaluated policy's own value, per seat and summed (seat=\"all\": a lower bound on NashConv), in unit (payoff or mbb/hand).",
+                &["seat", "unit"],
+            ),
+            br_ci95: gauges(
+                "rnad_evaluator_br_ci95",
+                "Half-width of the 95% confidence interval of rnad_evaluator_br_gain (0 where judged exactly).",
+                &["seat", "unit"],
+            ),
+            br_step: IntGauge::new(
+                "rnad_evaluator_br_step",
+                "Learner step of the policy the latest learned best response played against.",
+            )
+            .expect("valid metric"),
+            br_seconds: Gauge::new(
+                "rnad_evaluator_br_seconds",
+                "Seconds the latest learned best response took to train and judge, all seats.",
+            )
+            .expect("valid metric"),
             eval_seconds: Histogram::with_opts(
                 HistogramOpts::new(
                     "rnad_evaluator_eval_seconds",
@@ -122,7 +153,7 @@ impl EvaluatorMetrics {
             )
             .expect("valid metric"),
         };
-        let collectors: [Box<dyn prometheus::core::Collector>; 12] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 16] = [
             Box::new(metrics.nash_conv.clone()),
             Box::new(metrics.exploitability.clone()),
             Box::new(metrics.best_response_value.clone()),
@@ -131,6 +162,10 @@ impl EvaluatorMetrics {
             Box::new(metrics.lbr.clone()),
             Box::new(metrics.lbr_ci95.clone()),
             Box::new(metrics.lbr_step.clone()),
+            Box::new(metrics.br_gain.clone()),
+            Box::new(metrics.br_ci95.clone()),
+            Box::new(metrics.br_step.clone()),
+            Box::new(metrics.br_seconds.clone()),
             Box::new(metrics.eval_seconds.clone()),
             Box::new(metrics.evaluated_step.clone()),
             Box::new(metrics.last_evaluation.clone()),
@@ -168,6 +203,24 @@ impl EvaluatorMetrics {
             self.lbr_ci95.set(lbr.ci95_mbb);
             self.lbr_step.set(step as i64);
         }
+    }
+
+    /// A finished learned best response: each seat's gain and the sum,
+    /// with their intervals, the step it judged and what it took.
+    pub fn record_best_response(&self, line: &BestResponseLine) {
+        let r = &line.best_response;
+        let unit = r.unit.as_str();
+        let seats = r
+            .seats
+            .iter()
+            .map(|s| (s.seat.to_string(), s.gain, s.ci95))
+            .chain([("all".to_string(), r.gain, r.ci95)]);
+        for (seat, gain, ci95) in seats {
+            self.br_gain.with_label_values(&[&seat, unit]).set(gain);
+            self.br_ci95.with_label_values(&[&seat, unit]).set(ci95);
+        }
+        self.br_step.set(line.learner_step as i64);
+        self.br_seconds.set(r.seconds);
     }
 
     /// Each opponent's mean and interval half-width.

@@ -2,7 +2,9 @@
 //! config names (`evaluation.mode`): exact NashConv of every policy kind,
 //! or the post-processed target policy against the head-to-head panel
 //! (tabulated over the public tree where the game has one, state by state
-//! with local best responses where it is too large: hold'em).
+//! with local best responses where it is too large: hold'em); and, every
+//! `evaluation.br_interval_evaluations` (every version, in mode
+//! `best_response`), a learned best response in a thread beside it.
 //! The local run and `rnad-evaluator watch` both evaluate through this, so
 //! their history lines mean the same.
 
@@ -11,11 +13,13 @@ use std::sync::Arc;
 
 use rnad_games::public_tree::PublicTree;
 use rnad_games::{Game, GameSpec};
+use rnad_run::best_response_log::BestResponseLine;
 use rnad_run::checkpoint::SavedAverage;
 use rnad_run::config::EvaluationMode;
 use rnad_run::history::{HeadToHead, HistoryEntry, LocalBestResponse, PolicyKind};
 use rnad_run::ResolvedRun;
 
+use crate::best_response::service::{BestResponseService, Version};
 use crate::error::EvaluatorError;
 use crate::kinds::{KindEvaluator, KindReports};
 use crate::panel::Panel;
@@ -32,6 +36,9 @@ pub struct RunEvaluator {
     /// Exact mode's average of the target policy, where the config keeps
     /// one.
     average: Option<PolicyAverage>,
+    /// The best-response service, where the config or the mode asks for
+    /// one.
+    best_response: Option<BestResponseService>,
 }
 
 /// How a run's versions are judged.
@@ -42,6 +49,8 @@ enum Judge {
     TreePanel(KindEvaluator, Panel),
     /// The target, state by state, against the panel (and LBR).
     Sampled(SampledPanel),
+    /// Nothing but the best-response service.
+    Nothing,
 }
 
 impl Judge {
@@ -49,7 +58,7 @@ impl Judge {
     fn tree(&self) -> Option<&PublicTree> {
         match self {
             Judge::Exact(kinds) | Judge::TreePanel(kinds, _) => Some(kinds.tree()),
-            Judge::Sampled(_) => None,
+            Judge::Sampled(_) | Judge::Nothing => None,
         }
     }
 }
@@ -76,31 +85,74 @@ impl RunEvaluator {
         panel_policy: Option<&Path>,
     ) -> Result<RunEvaluator, EvaluatorError> {
         let (config, game) = (run.config(), run.game().clone());
-        if game.hands().is_none() {
-            // Too large for a public tree: played state by state.
-            let judge = match mode {
-                EvaluationMode::Exact => {
-                    return Err(EvaluatorError::Usage(format!(
-                        "evaluation.mode = \"exact\" walks the public tree, which {} is too \
-                         large for: use \"head_to_head\"",
-                        config.game
-                    )))
-                }
-                EvaluationMode::HeadToHead => Judge::Sampled(SampledPanel::new(run)?),
-            };
+        let every = match mode {
+            EvaluationMode::BestResponse => 1,
+            _ => config.evaluation.br_interval_evaluations,
+        };
+        let best_response = match every {
+            0 => None,
+            every => Some(BestResponseService::start(run, every)?),
+        };
+        let mut average = None;
+        let judge = if mode == EvaluationMode::BestResponse {
             if panel_policy.is_some() {
-                return Err(EvaluatorError::Usage(format!(
-                    "a policy file joins the panel of games with a public tree, which {} is too \
-                     large for",
-                    config.game
-                )));
+                return Err(EvaluatorError::Usage(
+                    "a policy file joins the head-to-head panel, which evaluation mode \
+                     best_response does not play"
+                        .into(),
+                ));
             }
-            return Ok(RunEvaluator {
-                game,
-                judge,
-                average: None,
-            });
+            Judge::Nothing
+        } else if game.hands().is_none() {
+            Self::sampled_judge(run, mode, panel_policy)?
+        } else {
+            let judge = Self::tree_judge(run, mode, panel_policy)?;
+            let horizon = config.evaluation.average_horizon_steps;
+            average = (horizon > 0)
+                .then(|| PolicyAverage::new(config.game.clone(), horizon, config.rnad.beta_neurd));
+            judge
+        };
+        Ok(RunEvaluator {
+            game,
+            judge,
+            average,
+            best_response,
+        })
+    }
+
+    /// The judge of a game too large for a public tree: the panel, played
+    /// state by state.
+    fn sampled_judge(
+        run: &ResolvedRun,
+        mode: EvaluationMode,
+        panel_policy: Option<&Path>,
+    ) -> Result<Judge, EvaluatorError> {
+        let config = run.config();
+        if mode == EvaluationMode::Exact {
+            return Err(EvaluatorError::Usage(format!(
+                "evaluation.mode = \"exact\" walks the public tree, which {} is too \
+                 large for: use \"head_to_head\"",
+                config.game
+            )));
         }
+        if panel_policy.is_some() {
+            return Err(EvaluatorError::Usage(format!(
+                "a policy file joins the panel of games with a public tree, which {} is too \
+                 large for",
+                config.game
+            )));
+        }
+        Ok(Judge::Sampled(SampledPanel::new(run)?))
+    }
+
+    /// The judge of a game with a public tree: exact, or the panel
+    /// tabulated over the tree.
+    fn tree_judge(
+        run: &ResolvedRun,
+        mode: EvaluationMode,
+        panel_policy: Option<&Path>,
+    ) -> Result<Judge, EvaluatorError> {
+        let (config, game) = (run.config(), run.game().clone());
         if config.evaluation.panel_match_games > 1 {
             return Err(EvaluatorError::Usage(format!(
                 "evaluation.panel_match_games plays Daihinmin's panel as matches, not {}'s: set it to 1",
@@ -114,9 +166,8 @@ impl RunEvaluator {
                 config.game
             )));
         }
-        let kinds = KindEvaluator::new(game.clone(), run.shape().clone())?;
-        let judge = match mode {
-            EvaluationMode::Exact => Judge::Exact(kinds),
+        let kinds = KindEvaluator::new(game, run.shape().clone())?;
+        Ok(match mode {
             EvaluationMode::HeadToHead => {
                 let panel = Panel::new(
                     kinds.tree(),
@@ -126,14 +177,7 @@ impl RunEvaluator {
                 )?;
                 Judge::TreePanel(kinds, panel)
             }
-        };
-        let horizon = config.evaluation.average_horizon_steps;
-        let average = (horizon > 0)
-            .then(|| PolicyAverage::new(config.game.clone(), horizon, config.rnad.beta_neurd));
-        Ok(RunEvaluator {
-            game,
-            judge,
-            average,
+            EvaluationMode::Exact | EvaluationMode::BestResponse => Judge::Exact(kinds),
         })
     }
 
@@ -152,12 +196,36 @@ impl RunEvaluator {
         }
     }
 
-    /// Evaluates the parameters of learner step `step` (and the averaged
-    /// network, where the run trains one and the judge is exact). A
-    /// sampled panel asks `stop` between games and gives up with
-    /// [`EvaluatorError::Stopped`] once it says so; the exact judges and
-    /// the panel on a public tree take seconds and finish.
+    /// Evaluates the parameters of `version` (and the averaged network,
+    /// where the run trains one and the judge is exact), and offers them
+    /// to the best-response service. A sampled panel asks `stop` between
+    /// games and gives up with [`EvaluatorError::Stopped`] once it says
+    /// so; the exact judges and the panel on a public tree take seconds
+    /// and finish.
     pub fn evaluate(
+        &mut self,
+        params: PublishedSets,
+        average_network: Option<&ParamSet>,
+        version: Version,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Evaluation, EvaluatorError> {
+        let evaluation = self.judge(params, average_network, version.step, stop)?;
+        if let Some(service) = &mut self.best_response {
+            service.offer(version, params.target);
+        }
+        Ok(evaluation)
+    }
+
+    /// The best responses finished since the last call (none where the
+    /// run learns none).
+    pub fn finished_best_responses(&self) -> Vec<BestResponseLine> {
+        self.best_response
+            .as_ref()
+            .map_or_else(Vec::new, BestResponseService::finished)
+    }
+
+    /// The judge's evaluation of `params` at learner step `step`.
+    fn judge(
         &mut self,
         params: PublishedSets,
         average_network: Option<&ParamSet>,
@@ -190,6 +258,11 @@ impl RunEvaluator {
                     lbr,
                 }
             }
+            Judge::Nothing => Evaluation {
+                exact: None,
+                head_to_head: Vec::new(),
+                lbr: None,
+            },
         })
     }
 
@@ -315,6 +388,11 @@ impl RunEvaluator {
 }
 
 impl Evaluation {
+    /// Whether it judged nothing (mode `best_response`): no history line.
+    pub fn is_empty(&self) -> bool {
+        self.exact.is_none() && self.head_to_head.is_empty() && self.lbr.is_none()
+    }
+
     /// The history line of this evaluation.
     pub fn entry(&self, learner_step: u64, wall_seconds: f64, decisions: u64) -> HistoryEntry {
         HistoryEntry {
@@ -375,6 +453,15 @@ mod tests {
         (evaluator, params)
     }
 
+    /// A version at learner step `step`.
+    fn at_step(step: u64) -> Version {
+        Version {
+            step,
+            wall_seconds: step as f64,
+            decisions: 100 * step,
+        }
+    }
+
     /// `params` as every published set.
     fn published(params: &ParamSet) -> PublishedSets<'_> {
         PublishedSets {
@@ -399,7 +486,7 @@ mod tests {
             Some("daihinmin(games=3)".to_string())
         );
         let played = evaluator
-            .evaluate(published(&params), None, 1, &|| false)
+            .evaluate(published(&params), None, at_step(1), &|| false)
             .unwrap();
         assert!(!played.head_to_head.is_empty());
         for result in &played.head_to_head {
@@ -443,21 +530,127 @@ mod tests {
             asked.set(asked.get() + 1);
             asked.get() >= 7
         };
-        match evaluator.evaluate(sets, None, 100, &after_seven_games) {
+        match evaluator.evaluate(sets, None, at_step(100), &after_seven_games) {
             // The first opponent's match: 20 deals in two seatings.
             Err(EvaluatorError::Stopped(stopped)) => {
                 assert_eq!((stopped.finished, stopped.planned), (7, 40))
             }
             other => panic!("not stopped: {:?}", other.err()),
         }
-        let played = evaluator.evaluate(sets, None, 200, &|| false).unwrap();
+        let played = evaluator
+            .evaluate(sets, None, at_step(200), &|| false)
+            .unwrap();
         let opponents: Vec<&str> = played
             .head_to_head
             .iter()
             .map(|h| h.opponent.as_str())
             .collect();
         assert_eq!(opponents, ["heuristic", "uniform"]);
-        let again = evaluator.evaluate(sets, None, 300, &|| false).unwrap();
+        let again = evaluator
+            .evaluate(sets, None, at_step(300), &|| false)
+            .unwrap();
         assert_eq!(again.head_to_head.last().unwrap().opponent_step, Some(200));
+    }
+
+    /// The best responses finished by now, waiting up to a minute for
+    /// `count` of them.
+    fn wait_for_best_responses(evaluator: &RunEvaluator, count: usize) -> Vec<BestResponseLine> {
+        let mut lines = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while lines.len() < count && std::time::Instant::now() < deadline {
+            lines.extend(evaluator.finished_best_responses());
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert_eq!(
+            lines.len(),
+            count,
+            "best responses finished within a minute"
+        );
+        lines
+    }
+
+    /// Beside exact evaluation on Leduc, the service takes the first
+    /// version offered, learns in both seats while the evaluator goes on,
+    /// and its line carries that version's step, time and decisions and
+    /// the exact NashConv the exact judge found for the same policy; the
+    /// learned gains stay below the exact ones and reach most of them
+    /// (an untrained network is nearly uniform, the easiest to exploit).
+    #[test]
+    fn a_best_response_learned_beside_exact_evaluation_is_checked_against_it() {
+        let mut leduc = rnad_testkit::TestConfig::file("leduc").build();
+        leduc.network.hidden = vec![16];
+        leduc.evaluation.br_interval_evaluations = 3;
+        leduc.evaluation.br_budget_steps = 300;
+        let (mut evaluator, params) = untrained(leduc);
+        let first = evaluator
+            .evaluate(published(&params), None, at_step(10), &|| false)
+            .unwrap();
+        let exact = first.exact.as_ref().unwrap().target_postprocessed.nash_conv;
+        for step in [20, 30] {
+            // Not their turn: every third evaluation.
+            evaluator
+                .evaluate(published(&params), None, at_step(step), &|| false)
+                .unwrap();
+        }
+        let lines = wait_for_best_responses(&evaluator, 1);
+        let line = &lines[0];
+        assert_eq!(
+            (line.learner_step, line.wall_seconds, line.decisions),
+            (10, 10.0, 1000)
+        );
+        let r = &line.best_response;
+        assert_eq!(
+            (r.unit.as_str(), r.budget_steps, r.seats.len()),
+            ("payoff", 300, 2)
+        );
+        assert!(
+            (r.exact_gain.unwrap() - exact).abs() < 1e-9,
+            "{r:?} vs {exact}"
+        );
+        for seat in &r.seats {
+            let best = seat.exact_gain.unwrap();
+            assert!(seat.gain <= best + 1e-9, "{seat:?}");
+            assert!(seat.gain >= 0.8 * best, "{seat:?}");
+            assert_eq!(seat.ci95, 0.0);
+        }
+        assert!((r.gain - r.seats.iter().map(|s| s.gain).sum::<f64>()).abs() < 1e-12);
+        // Nothing else was taken: the next offer is the fourth evaluation.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(evaluator.finished_best_responses().is_empty());
+    }
+
+    /// In mode best_response on hold'em the evaluator judges nothing
+    /// itself (no history line) and the service learns against every
+    /// version it is free for, judged over sampled hands in mbb/hand.
+    #[test]
+    fn best_response_mode_judges_only_by_learned_best_responses() {
+        let mut holdem = rnad_testkit::TestConfig::file("holdem").build();
+        holdem.network.hidden = vec![8];
+        holdem.evaluation.br_budget_steps = 2;
+        holdem.evaluation.br_judge_episodes = 100;
+        let run = ResolvedRun::new(holdem).unwrap();
+        let params = ParamSet::init(run.shape(), 3).unwrap();
+        let mut evaluator = RunEvaluator::new(&run, EvaluationMode::BestResponse, None).unwrap();
+        let evaluation = evaluator
+            .evaluate(published(&params), None, at_step(7), &|| false)
+            .unwrap();
+        assert!(evaluation.is_empty());
+        let line = &wait_for_best_responses(&evaluator, 1)[0];
+        assert_eq!(line.learner_step, 7);
+        let r = &line.best_response;
+        assert_eq!((r.unit.as_str(), r.seats.len()), ("mbb/hand", 2));
+        assert_eq!(r.exact_gain, None);
+        for seat in &r.seats {
+            assert!(seat.gain.is_finite() && seat.ci95 > 0.0, "{seat:?}");
+        }
+        let error = RunEvaluator::new(
+            &run,
+            EvaluationMode::BestResponse,
+            Some(Path::new("policy.json")),
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(error.contains("best_response does not play"), "{error}");
     }
 }

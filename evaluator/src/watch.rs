@@ -1,6 +1,7 @@
 //! `rnad-evaluator watch`: evaluates each new parameter version of a
 //! running learner in the mode its config names (exact NashConv of every
-//! policy kind, or head to head against a panel; see [`crate::run_eval`]).
+//! policy kind, or head to head against a panel, and learned best
+//! responses beside them; see [`crate::run_eval`]).
 //!
 //! Each session connects (a fresh tarpc client), learns the run's config,
 //! then every interval fetches the parameters if their version moved,
@@ -29,6 +30,7 @@ use rnad_wire::handshake::Token;
 use rnad_wire::{ClientError, Incarnation, Params};
 use serde::{Deserialize, Serialize};
 
+use crate::best_response::service::Version;
 use crate::error::EvaluatorError;
 use crate::metrics::EvaluatorMetrics;
 use crate::output::write_json;
@@ -224,7 +226,9 @@ async fn watch_params(
                 timer.elapsed(),
             );
             let entry = evaluation.entry(params.version, params.wall_seconds, params.decisions);
-            if let Err(error) = rnad_run::jsonl::append(&options.history, &entry) {
+            if evaluation.is_empty() {
+                // Mode best_response: its lines go to their own file.
+            } else if let Err(error) = rnad_run::jsonl::append(&options.history, &entry) {
                 metrics.write_failures_total.inc();
                 tracing::error!(file = %options.history.display(), %error, "cannot append to the history; watching goes on");
             }
@@ -238,6 +242,7 @@ async fn watch_params(
             attempt.connected();
             have = Some(params.version);
         }
+        record_best_responses(evaluator, &options.history, metrics);
         tokio::time::sleep(options.interval).await;
     }
 }
@@ -272,6 +277,20 @@ fn save_average(
     if let Err(error) = rnad_run::files::write_atomically(&sums, &json) {
         metrics.write_failures_total.inc();
         tracing::error!(file = %sums.display(), %error, "cannot save the target's average; watching goes on");
+    }
+}
+
+/// The best responses finished since the last look: in the metrics, and
+/// in `best_response.jsonl` beside the history (a failed write is logged
+/// and counted, and watching goes on).
+fn record_best_responses(evaluator: &RunEvaluator, history: &Path, metrics: &EvaluatorMetrics) {
+    let file = run_dir_of(history).best_responses();
+    for line in evaluator.finished_best_responses() {
+        metrics.record_best_response(&line);
+        if let Err(error) = rnad_run::jsonl::append(&file, &line) {
+            metrics.write_failures_total.inc();
+            tracing::error!(file = %file.display(), %error, "cannot append the best response; watching goes on");
+        }
     }
 }
 
@@ -319,7 +338,12 @@ fn evaluate_params(
         target: &target,
         reg: &reg,
     };
-    match evaluator.evaluate(kinds, None, params.version, &|| shutdown.is_cancelled()) {
+    let version = Version {
+        step: params.version,
+        wall_seconds: params.wall_seconds,
+        decisions: params.decisions,
+    };
+    match evaluator.evaluate(kinds, None, version, &|| shutdown.is_cancelled()) {
         Ok(evaluation) => Ok(evaluation),
         Err(EvaluatorError::Stopped(stopped)) => {
             tracing::info!(

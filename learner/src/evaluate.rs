@@ -4,6 +4,7 @@
 //! `rnad-evaluator watch`. The loop writes what an evaluation produces into
 //! the run directory and keeps the judge's state in its checkpoints.
 
+use rnad_run::best_response_log::BestResponseLine;
 use rnad_run::checkpoint::SavedAverage;
 use rnad_run::history::HistoryEntry;
 use serde_json::Value;
@@ -21,6 +22,9 @@ pub struct Evaluated {
     /// The `target_average` policy file, where the judge keeps that
     /// average and has a policy to write.
     pub target_average: Option<Value>,
+    /// Learned best responses that finished since the last evaluation
+    /// (against earlier versions, each naming its own).
+    pub best_responses: Vec<BestResponseLine>,
 }
 
 /// A judge of the learner's policies during training.

@@ -303,6 +303,8 @@ impl<'a> Trainer<'a> {
             .cut_log_back_to(&self.dir.training_log(), Some(step))?;
         if self.evaluation.is_some() {
             self.dir.cut_log_back_to(&self.dir.history(), Some(step))?;
+            self.dir
+                .cut_log_back_to(&self.dir.best_responses(), Some(step))?;
         }
         self.hub
             .went_back(published(learner, self.wall_seconds(started))?);
@@ -414,6 +416,12 @@ impl<'a> Trainer<'a> {
         let path = self.dir.history();
         if let Err(error) = rnad_run::jsonl::append(&path, &evaluated.entry) {
             self.write_failed("history", &LearnerError::io(&path, error));
+        }
+        let path = self.dir.best_responses();
+        for line in &evaluated.best_responses {
+            if let Err(error) = rnad_run::jsonl::append(&path, line) {
+                self.write_failed("best_response", &LearnerError::io(&path, error));
+            }
         }
         if let Some(file) = &evaluated.target_average {
             let path = self.dir.target_average_policy();

@@ -11,6 +11,7 @@
 //! Above the networks ([`rnad_net`]: a config names a torso, a checkpoint
 //! holds parameter sets) and below the processes that train and judge.
 
+pub mod best_response_log;
 pub mod checkpoint;
 pub mod config;
 pub mod files;

@@ -30,6 +30,12 @@ impl RunDir {
         self.root.join("history.jsonl")
     }
 
+    /// `best_response.jsonl`: one line per learned best response
+    /// ([`crate::best_response_log`]).
+    pub fn best_responses(&self) -> PathBuf {
+        self.root.join("best_response.jsonl")
+    }
+
     /// `training.jsonl`: losses, throughput and lag every
     /// `training_log.interval_steps` steps ([`crate::training_log`]).
     pub fn training_log(&self) -> PathBuf {

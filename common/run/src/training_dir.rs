@@ -140,7 +140,7 @@ impl TrainingDir {
     /// crash is removed) and drops their lines past `step`, the checkpoint
     /// the run resumes from (none: every line), which training makes again.
     pub fn cut_logs_back_to(&self, step: Option<u64>) -> Result<(), TrainingDirError> {
-        for path in [self.history(), self.training_log()] {
+        for path in [self.history(), self.training_log(), self.best_responses()] {
             self.cut_log_back_to(&path, step)?;
         }
         Ok(())

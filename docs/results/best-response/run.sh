@@ -5,9 +5,14 @@
 # player, a rule-based player (the game's `rules`, or seed 004's
 # `heuristic` in universal_poker) and an R-NaD policy trained for
 # TRAIN_SECONDS (default 120) with the game's config, at budgets of 300,
-# 1,000 and 3,000 steps. Writes br.jsonl (one line per game, policy and
-# budget) beside this script; `python3 table.py` prints the tables. About
-# 25 minutes on one core.
+# 1,000 and 3,000 steps of 128 episodes. Writes br.jsonl (one line per
+# game, policy and budget) beside this script; `python3 table.py` prints
+# the tables. About 25 minutes on one core.
+#
+# BUDGETS, EPISODES (a step), GAMES (a regular expression on the game)
+# and OUT (the file) change what it runs: the larger budget of the
+# README's second table is
+#   BUDGETS=10000 EPISODES=512 GAMES='^(leduc_poker|liars_dice)$' OUT=br-large.jsonl bash run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 here=docs/results/best-response
@@ -16,6 +21,10 @@ evaluator=target/release/rnad-evaluator
 runs=${RUNS:-target/best-response-runs}
 mkdir -p "$runs"
 train_seconds=${TRAIN_SECONDS:-120}
+budgets=${BUDGETS:-300 1000 3000}
+episodes=${EPISODES:-128}
+only=${GAMES:-.}
+out="$here/${OUT:-br.jsonl}"
 
 # game, its config (universal_poker borrows Leduc's, game replaced), its rule-based player
 games=(
@@ -25,9 +34,10 @@ games=(
     "liars_dice|configs/liars_dice.toml|rules"
     "universal_poker|configs/leduc.toml|heuristic"
 )
-: > "$here/br.jsonl.tmp"
+: > "$out.tmp"
 for entry in "${games[@]}"; do
     IFS='|' read -r game config rules <<< "$entry"
+    [[ "$game" =~ $only ]] || continue
     name=$(echo "$game" | tr -c 'a-z0-9\n' '-')
     run="$runs/$name"
     if ! ls "$run"/checkpoints/*.safetensors > /dev/null 2>&1; then
@@ -39,12 +49,14 @@ for entry in "${games[@]}"; do
     fi
     checkpoint=$(ls "$run"/checkpoints/*.safetensors | tail -1)
     for policy in uniform "$rules" "checkpoint:$checkpoint"; do
-        for budget in 300 1000 3000; do
-            echo "$game against $policy, $budget steps" >&2
-            printf '{"game":"%s","policy":"%s","budget":%s,"report":' "$game" "${policy%%:*}" "$budget" >> "$here/br.jsonl.tmp"
-            "$evaluator" br --game "$game" --policy "$policy" --budget "$budget" --json | tr -d '\n' >> "$here/br.jsonl.tmp"
-            printf '}\n' >> "$here/br.jsonl.tmp"
+        for budget in $budgets; do
+            echo "$game against $policy, $budget steps of $episodes episodes" >&2
+            printf '{"game":"%s","policy":"%s","budget":%s,"episodes_per_step":%s,"report":' \
+                "$game" "${policy%%:*}" "$budget" "$episodes" >> "$out.tmp"
+            "$evaluator" br --game "$game" --policy "$policy" --budget "$budget" \
+                --episodes-per-step "$episodes" --json | tr -d '\n' >> "$out.tmp"
+            printf '}\n' >> "$out.tmp"
         done
     done
 done
-mv "$here/br.jsonl.tmp" "$here/br.jsonl"
+mv "$out.tmp" "$out"

@@ -1,14 +1,21 @@
-"""Prints br.jsonl (run.sh's output) as one markdown table per game: for
-each frozen policy and budget, the learned best response's gain as a
-fraction of the exact one's in every seat, the NashConv both give, and
-the training time."""
+"""Prints br.jsonl (run.sh's output) and, where it exists, br-large.jsonl
+(run.sh at a larger budget) as one markdown table per game: for each
+frozen policy and budget (steps x episodes a step), the learned best
+response's gain as a fraction of the exact one's in every seat, the
+NashConv both give, and the training time."""
 import json
 import pathlib
 
-rows = [json.loads(line) for line in (pathlib.Path(__file__).parent / "br.jsonl").open()]
+here = pathlib.Path(__file__).parent
+rows = [
+    json.loads(line)
+    for name in ("br.jsonl", "br-large.jsonl")
+    if (here / name).exists()
+    for line in (here / name).open()
+]
 for game in dict.fromkeys(r["game"] for r in rows):
     print(f"\n{game}:\n")
-    print("| policy | steps | learned / exact gain, each seat | learned NashConv | exact NashConv | seconds |")
+    print("| policy | steps × episodes | learned / exact gain, each seat | learned NashConv | exact NashConv | seconds |")
     print("|---|---:|---|---:|---:|---:|")
     for r in (r for r in rows if r["game"] == game):
         report = r["report"]
@@ -17,6 +24,6 @@ for game in dict.fromkeys(r["game"] for r in rows):
         )
         seconds = sum(s["seconds"] for s in report["seats"])
         print(
-            f"| {r['policy']} | {r['budget']} | {seats} | {report['learned_nash_conv']:.4f} "
-            f"| {report['exact_nash_conv']:.4f} | {seconds:.0f} |"
+            f"| {r['policy']} | {r['budget']} × {r.get('episodes_per_step', 128)} | {seats} "
+            f"| {report['learned_nash_conv']:.4f} | {report['exact_nash_conv']:.4f} | {seconds:.0f} |"
         )

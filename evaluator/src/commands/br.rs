@@ -6,22 +6,17 @@
 use std::io::Write;
 
 use clap::Args;
-use rnad_games::exploitability::player_values;
-use rnad_games::headtohead::play::expected_returns;
-use rnad_games::headtohead::stats::mean_and_ci95;
-use rnad_games::headtohead::tabular_player::TabularPlayer;
-use rnad_games::policy::TabularPolicy;
-use rnad_games::public_tree::PublicTree;
 use rnad_games::GameSpec;
 use serde::Serialize;
 
 use super::{build_tree, emit, game_help};
+use crate::best_response::judge::{respond_in_seat, FrozenPolicy, Played, SeatReport};
 use crate::best_response::{
-    greedy_player, learn_best_response, sample_returns, BrOptions, Budget, LearnedBestResponse,
+    BrOptions, Budget, DEFAULT_ENTROPY, DEFAULT_ENTROPY_FROM_POLICY, DEFAULT_EPISODES_PER_STEP,
+    DEFAULT_LEARNING_RATE,
 };
 use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
-use crate::neural::{greedy, network_policy, NetworkInputs};
 use crate::players::{PlayerSpec, Tabulator};
 
 /// Arguments of `br`.
@@ -51,10 +46,10 @@ pub struct BrArgs {
     #[arg(long, value_delimiter = ',', default_value = "128,128")]
     pub hidden: Vec<usize>,
     /// Episodes played for each optimiser step.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = DEFAULT_EPISODES_PER_STEP)]
     pub episodes_per_step: usize,
     /// Adam's learning rate.
-    #[arg(long, default_value_t = 3e-3)]
+    #[arg(long, default_value_t = DEFAULT_LEARNING_RATE)]
     pub learning_rate: f64,
     /// Entropy bonus at the start (returns in units of the game's largest
     /// payoff), decaying linearly to zero. Default 0.1, or 0.01 with
@@ -72,79 +67,6 @@ pub struct BrArgs {
     /// Print one JSON object instead of lines.
     #[arg(long)]
     pub json: bool,
-}
-
-/// One seat's learned best response, judged.
-#[derive(Debug, Serialize)]
-pub struct SeatReport {
-    /// The seat.
-    pub seat: usize,
-    /// Optimiser steps trained.
-    pub steps: u64,
-    /// Episodes played in training.
-    pub episodes: u64,
-    /// Seconds of training.
-    pub seconds: f64,
-    /// The learned response's value in the seat.
-    pub learned_value: f64,
-    /// How it played for that value.
-    pub played: Played,
-    /// The frozen policy's own value in the seat.
-    pub policy_value: f64,
-    /// `learned_value - policy_value`: what the learned response gains.
-    pub learned_gain: f64,
-    /// Half-width of the 95% interval of the gain (0 where exact).
-    pub ci95: f64,
-    /// The exact best response's value, where the game has a public tree.
-    pub exact_value: Option<f64>,
-    /// The exact best response's gain.
-    pub exact_gain: Option<f64>,
-    /// `learned_gain / exact_gain`.
-    pub fraction: Option<f64>,
-}
-
-impl SeatReport {
-    /// The report of `learned`, worth `learned_value` played as `played`,
-    /// against the frozen policy's own `policy_value` (the gain's
-    /// interval `ci95`) and, where known, the exact best response's value:
-    /// the gains and the fraction follow from them.
-    fn new(
-        learned: &LearnedBestResponse,
-        (learned_value, played): (f64, Played),
-        policy_value: f64,
-        ci95: f64,
-        exact_value: Option<f64>,
-    ) -> SeatReport {
-        let learned_gain = learned_value - policy_value;
-        let exact_gain = exact_value.map(|v| v - policy_value);
-        SeatReport {
-            seat: learned.seat,
-            steps: learned.trained.steps,
-            episodes: learned.trained.episodes,
-            seconds: learned.trained.seconds,
-            learned_value,
-            played,
-            policy_value,
-            learned_gain,
-            ci95,
-            exact_value,
-            exact_gain,
-            fraction: exact_gain
-                .filter(|&gain| gain > 1e-12)
-                .map(|gain| learned_gain / gain),
-        }
-    }
-}
-
-/// How the learned response is played when judged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Played {
-    /// Its most probable action everywhere (always, where judged by
-    /// sampling).
-    Greedy,
-    /// Its policy as trained, where that was worth more (judged exactly).
-    AsTrained,
 }
 
 /// Every seat's report and their sums.
@@ -211,35 +133,26 @@ pub fn run(args: &BrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
             hidden: args.hidden.clone(),
             episodes_per_step: args.episodes_per_step,
             learning_rate: args.learning_rate,
-            entropy: args
-                .entropy
-                .unwrap_or(if args.from_policy { 0.01 } else { 0.1 }),
+            entropy: args.entropy.unwrap_or(if args.from_policy {
+                DEFAULT_ENTROPY_FROM_POLICY
+            } else {
+                DEFAULT_ENTROPY
+            }),
             budget: args.budget,
             seed: args.seed.wrapping_add(seat as u64),
             start: start.clone(),
         };
-        let mut frozen = match (&tree, &frozen_table) {
-            (Some(tree), Some(table)) => Box::new(TabularPlayer::new(tree, table)),
-            _ => args.policy.state_player(&args.game, args.seed)?,
+        let make = || args.policy.state_player(&args.game, args.seed);
+        let frozen = match (&tree, &frozen_table) {
+            (Some(tree), Some(policy)) => FrozenPolicy::Tabular { tree, policy },
+            _ => FrozenPolicy::Sampled {
+                make: &make,
+                episodes: args.judge_episodes,
+                seed: args.seed,
+            },
         };
-        let mut last_reported = 0.0;
-        let learned = learn_best_response(game.as_ref(), frozen.as_mut(), &options, |p| {
-            if p.seconds - last_reported >= 10.0 {
-                last_reported = p.seconds;
-                tracing::info!(
-                    seat,
-                    steps = p.steps,
-                    episodes = p.episodes,
-                    mean_return = p.mean_return,
-                    "learning a best response"
-                );
-            }
-        })
-        .map_err(|e| EvaluatorError::Usage(format!("training the best response: {e}")))?;
-        let report = match (&tree, &frozen_table) {
-            (Some(tree), Some(table)) => judge_exactly(tree, table, &learned)?,
-            _ => judge_by_sampling(args, game.as_ref(), frozen.as_mut(), &learned)?,
-        };
+        let report = respond_in_seat(game.as_ref(), &frozen, &options, &|| false)?
+            .expect("a best response nothing stops is judged");
         if !args.json {
             emit(out, &seat_line(&report))?;
         }
@@ -299,75 +212,4 @@ fn seat_line(r: &SeatReport) -> String {
          {:.4}{exact} ({} steps, {} episodes, {:.0} s)",
         r.seat, r.learned_gain, r.ci95, r.policy_value, r.steps, r.episodes, r.seconds
     )
-}
-
-/// The learned response's exact value in its seat against `frozen`
-/// elsewhere, beside the exact best response's.
-fn judge_exactly(
-    tree: &PublicTree,
-    frozen: &TabularPolicy,
-    learned: &LearnedBestResponse,
-) -> Result<SeatReport, EvaluatorError> {
-    let seat = learned.seat;
-    let inputs = NetworkInputs::new(tree);
-    let network =
-        network_policy(tree, &inputs, &learned.shape, &learned.params).map_err(|source| {
-            EvaluatorError::Network {
-                kind: rnad_run::history::PolicyKind::Online,
-                source,
-            }
-        })?;
-    // Both the greedy policy and the policy as trained are exact values of
-    // strategies the seat can play, so the better of them still bounds
-    // the best response from below.
-    // The response (policy 1) in its seat, the frozen policy (0) in the
-    // others.
-    let seating: Vec<usize> = (0..tree.num_players())
-        .map(|s| usize::from(s == seat))
-        .collect();
-    let value_of =
-        |played: TabularPolicy| expected_returns(tree, &[frozen.clone(), played], &seating)[seat];
-    let greedy_value = value_of(greedy(tree, &network));
-    let trained_value = value_of(network);
-    let (learned_value, played) = if greedy_value >= trained_value {
-        (greedy_value, Played::Greedy)
-    } else {
-        (trained_value, Played::AsTrained)
-    };
-    let (exact_value, policy_value) = player_values(tree, frozen, seat);
-    Ok(SeatReport::new(
-        learned,
-        (learned_value, played),
-        policy_value,
-        0.0,
-        Some(exact_value),
-    ))
-}
-
-/// The learned response's value in its seat and the frozen policy's own,
-/// each over `judge_episodes` sampled episodes, and the gain's interval.
-fn judge_by_sampling(
-    args: &BrArgs,
-    game: &dyn rnad_games::Game,
-    frozen: &mut dyn rnad_games::headtohead::sampled::Player,
-    learned: &LearnedBestResponse,
-) -> Result<SeatReport, EvaluatorError> {
-    let seat = learned.seat;
-    let mut response = greedy_player(learned).map_err(|source| EvaluatorError::Network {
-        kind: rnad_run::history::PolicyKind::Online,
-        source,
-    })?;
-    let episodes = args.judge_episodes.max(2);
-    let with_response = sample_returns(game, seat, &mut response, frozen, episodes, args.seed);
-    let mut own = args.policy.state_player(&args.game, args.seed)?;
-    let with_policy = sample_returns(game, seat, own.as_mut(), frozen, episodes, args.seed);
-    let (learned_value, learned_ci) = mean_and_ci95(&with_response);
-    let (policy_value, policy_ci) = mean_and_ci95(&with_policy);
-    Ok(SeatReport::new(
-        learned,
-        (learned_value, Played::Greedy),
-        policy_value,
-        (learned_ci * learned_ci + policy_ci * policy_ci).sqrt(),
-        None,
-    ))
 }

@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 
+use rnad_evaluator::best_response::service::Version;
 use rnad_evaluator::error::EvaluatorError;
 use rnad_evaluator::metrics::EvaluatorMetrics;
 use rnad_evaluator::run_eval::RunEvaluator;
@@ -59,9 +60,14 @@ impl Evaluate for LocalEvaluation {
         let kinds = state.published();
         let timer = Instant::now();
         let average_network = state.average_network.as_ref().map(|a| &a.params);
+        let version = Version {
+            step: state.step,
+            wall_seconds,
+            decisions: state.decisions,
+        };
         let evaluation = match self
             .evaluator
-            .evaluate(kinds, average_network, state.step, stop)
+            .evaluate(kinds, average_network, version, stop)
         {
             Ok(evaluation) => evaluation,
             Err(EvaluatorError::Stopped(stopped)) => {
@@ -79,9 +85,14 @@ impl Evaluate for LocalEvaluation {
             state.step,
             timer.elapsed(),
         );
+        let best_responses = self.evaluator.finished_best_responses();
+        for line in &best_responses {
+            self.metrics.record_best_response(line);
+        }
         Ok(Some(Evaluated {
             entry: evaluation.entry(state.step, wall_seconds, state.decisions),
             target_average: self.evaluator.target_average_file(&evaluation),
+            best_responses,
         }))
     }
 

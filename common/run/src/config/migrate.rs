@@ -43,6 +43,11 @@ const ADDED: &[AddedKey] = &[
         Value::Integer(0)
     }),
     ("evaluation", "lbr_hands", || Value::Integer(1000)),
+    ("evaluation", "br_interval_evaluations", || {
+        Value::Integer(0)
+    }),
+    ("evaluation", "br_budget_steps", || Value::Integer(2000)),
+    ("evaluation", "br_judge_episodes", || Value::Integer(20_000)),
     ("evaluation", "panel_extra", || Value::Array(Vec::new())),
     ("evaluation", "panel_match_games", || Value::Integer(1)),
     ("training_log", "interval_steps", || Value::Integer(100)),

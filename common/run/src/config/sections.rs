@@ -184,8 +184,9 @@ config_section! {
         interval_steps: u64 => values: "0 (by time only) or more", check: any, resume: Operational;
         /// exact: NashConv of every policy kind; head_to_head: the played
         /// policy against uniform, rules and the previous version on fixed
-        /// deals.
-        mode: EvaluationMode => values: "exact, head_to_head", check: any, resume: Operational;
+        /// deals; best_response: only the learned best response (a
+        /// watcher that is the run's best-response service).
+        mode: EvaluationMode => values: "exact, head_to_head, best_response", check: any, resume: Operational;
         /// Deals per head-to-head opponent, each played in every seat (the
         /// same deals at every evaluation).
         deals: usize => values: "2..=10000000", check: deals, resume: Operational;
@@ -201,6 +202,18 @@ config_section! {
         lbr_interval_evaluations: u64 => values: "0 (never) or more", check: any, resume: Operational;
         /// Hands of each local best response (LBR alternating seats).
         lbr_hands: usize => values: "positive integer", check: positive, resume: Operational;
+        /// Every this many evaluations, a best response learned against the
+        /// evaluated version (its post-processed target policy) in every
+        /// seat, in a thread of its own beside the evaluator (which goes
+        /// on meanwhile; a version offered while one is still learning
+        /// waits for the next), each to `best_response.jsonl` and the
+        /// `rnad_evaluator_br_*` metrics.
+        br_interval_evaluations: u64 => values: "0 (never) or more", check: any, resume: Operational;
+        /// Optimiser steps each seat's best response trains.
+        br_budget_steps: u64 => values: "positive integer", check: positive, resume: Operational;
+        /// Games that judge each seat's best response where the game has
+        /// no public tree (exact values where it has one).
+        br_judge_episodes: usize => values: "2..=10000000", check: deals, resume: Operational;
         /// Head-to-head mode: more opponents for the panel, as `match
         /// --players` names players (gain:FILE for seed 004's network,
         /// checkpoint:FILE:KIND, epsilon:N for Daihinmin, …), each in the
@@ -308,6 +321,11 @@ pub enum EvaluationMode {
     /// with 95% intervals: for games too large for exact evaluation, or to
     /// watch strength rather than distance from equilibrium.
     HeadToHead,
+    /// Nothing but the learned best response (every
+    /// `br_interval_evaluations` new versions): a watcher that is the run's
+    /// best-response service, on a machine of its own, beside another that
+    /// judges exactly or head to head.
+    BestResponse,
 }
 
 impl EvaluationMode {
@@ -316,23 +334,29 @@ impl EvaluationMode {
         match self {
             EvaluationMode::Exact => "exact",
             EvaluationMode::HeadToHead => "head_to_head",
+            EvaluationMode::BestResponse => "best_response",
         }
     }
 }
 
-/// An evaluation mode's name that is neither `exact` nor `head_to_head`.
+/// An evaluation mode's name that is none of `exact`, `head_to_head` and
+/// `best_response`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown evaluation mode {0:?}: use exact or head_to_head")]
+#[error("unknown evaluation mode {0:?}: use exact, head_to_head or best_response")]
 pub struct UnknownEvaluationMode(pub String);
 
 impl std::str::FromStr for EvaluationMode {
     type Err = UnknownEvaluationMode;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [EvaluationMode::Exact, EvaluationMode::HeadToHead]
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| UnknownEvaluationMode(s.to_string()))
+        [
+            EvaluationMode::Exact,
+            EvaluationMode::HeadToHead,
+            EvaluationMode::BestResponse,
+        ]
+        .into_iter()
+        .find(|m| m.name() == s)
+        .ok_or_else(|| UnknownEvaluationMode(s.to_string()))
     }
 }
 

@@ -17,6 +17,7 @@
 //! tensor, so what it may use is what the seat knows; the frozen policy's
 //! own beliefs are learned implicitly, through the returns.
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use candle_core::{Device, Tensor};
@@ -27,6 +28,9 @@ use rnad_games::headtohead::sampled::Player;
 use rnad_games::sampling::inverse_cdf;
 use rnad_games::{Action, Game, State, Turn};
 use rnad_net::{autograd, NetShape, ParamSet, PolicyValueNet, TorsoKind};
+
+pub mod judge;
+pub mod service;
 
 /// Illegal actions' logits are pushed this far down before the softmax.
 const ILLEGAL_LOGIT: f64 = 1e9;
@@ -92,6 +96,34 @@ pub struct BrOptions {
     pub start: Option<(NetShape, ParamSet)>,
 }
 
+/// The MLP's widths unless told otherwise.
+pub const DEFAULT_HIDDEN: [usize; 2] = [128, 128];
+/// Episodes a step unless told otherwise.
+pub const DEFAULT_EPISODES_PER_STEP: usize = 128;
+/// Adam's learning rate unless told otherwise.
+pub const DEFAULT_LEARNING_RATE: f64 = 3e-3;
+/// The entropy bonus at the start of a fresh network's training.
+pub const DEFAULT_ENTROPY: f64 = 0.1;
+/// The entropy bonus at the start of training from the policy's own
+/// network (a larger bonus first undoes the policy it starts from).
+pub const DEFAULT_ENTROPY_FROM_POLICY: f64 = 0.01;
+
+impl BrOptions {
+    /// A fresh MLP of the default widths, trained with the defaults.
+    pub fn standard(seat: usize, budget: Budget, seed: u64) -> BrOptions {
+        BrOptions {
+            seat,
+            hidden: DEFAULT_HIDDEN.to_vec(),
+            episodes_per_step: DEFAULT_EPISODES_PER_STEP,
+            learning_rate: DEFAULT_LEARNING_RATE,
+            entropy: DEFAULT_ENTROPY,
+            budget,
+            seed,
+            start: None,
+        }
+    }
+}
+
 /// Where training stands, for progress output.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
@@ -130,12 +162,13 @@ struct Batch {
 }
 
 /// Trains a best response for `options.seat` of `game` against `frozen`,
-/// which plays every other seat; `progress` hears about every step.
+/// which plays every other seat; `progress` hears about every step, and
+/// training ends there, short of its budget, where it breaks.
 pub fn learn_best_response(
     game: &dyn Game,
     frozen: &mut dyn Player,
     options: &BrOptions,
-    mut progress: impl FnMut(&Progress),
+    mut progress: impl FnMut(&Progress) -> ControlFlow<()>,
 ) -> candle_core::Result<LearnedBestResponse> {
     assert!(options.seat < game.num_players(), "the seat is in the game");
     let (shape, initial) = match &options.start {
@@ -182,7 +215,9 @@ pub fn learn_best_response(
         done.mean_return =
             batch.episode_returns.iter().sum::<f64>() / batch.episode_returns.len() as f64;
         done.seconds = started.elapsed().as_secs_f64();
-        progress(&done);
+        if progress(&done).is_break() {
+            break;
+        }
     }
     Ok(LearnedBestResponse {
         params: ParamSet::from_tensors(
