@@ -376,8 +376,10 @@ fn config_map_holds_a_config(
     }
 }
 
-/// Actors' `--learner` names a service that selects the learner's pod and
-/// forwards to its RPC port, and a NetworkPolicy lets only actors there.
+/// Actors' (and watchers' outside the learner's pod) `--learner` names a
+/// service that selects the learner's pod and forwards to its RPC port,
+/// and NetworkPolicies let every actor there, and no one but actors and
+/// such watchers.
 fn actors_reach_only_the_learner(docs: &[Value], pods: &[Pod], problems: &mut Vec<String>) {
     let Some(learner) = pods
         .iter()
@@ -392,7 +394,11 @@ fn actors_reach_only_the_learner(docs: &[Value], pods: &[Pod], problems: &mut Ve
                 .any(|c| command_line(c).first().is_some_and(|b| b == "rnad-actor"))
         })
         .collect();
-    for actor in &actors {
+    let watchers: Vec<&Pod> = pods
+        .iter()
+        .filter(|p| p.name != learner.name && p.containers().any(|c| runs(c, "watch")))
+        .collect();
+    for actor in actors.iter().chain(&watchers) {
         for container in actor.containers() {
             let line = command_line(container);
             let Some((host, port)) = flag(&line, "--learner").and_then(|a| a.rsplit_once(':'))
@@ -420,20 +426,37 @@ fn actors_reach_only_the_learner(docs: &[Value], pods: &[Pod], problems: &mut Ve
         .flat_map(|p| items(&p["spec"]["ingress"]))
         .filter(|rule| rule["ports"].is_null() || items(&rule["ports"]).any(|p| p["port"] == "rpc"))
         .collect();
-    if rpc_rules.is_empty() {
+    let admits = |rule: &Value, pod: &Pod| {
+        items(&rule["from"]).any(|from| selects(&from["podSelector"]["matchLabels"], pod.labels))
+    };
+    if rpc_rules.is_empty() || !actors.iter().all(|a| rpc_rules.iter().any(|r| admits(r, a))) {
         problems.push("no NetworkPolicy opens the learner's rpc port to actors".into());
     }
+    for watcher in &watchers {
+        if !rpc_rules.iter().any(|r| admits(r, watcher)) {
+            problems.push(format!(
+                "no NetworkPolicy opens the learner's rpc port to {} {}",
+                watcher.kind, watcher.name
+            ));
+        }
+    }
     for rule in rpc_rules {
-        let only_actors = items(&rule["from"]).count() > 0
+        let only_clients = items(&rule["from"]).count() > 0
             && items(&rule["from"]).all(|from| {
                 let selector = &from["podSelector"]["matchLabels"];
+                let selected: Vec<&Pod> =
+                    pods.iter().filter(|p| selects(selector, p.labels)).collect();
                 from["namespaceSelector"].is_null()
                     && from["ipBlock"].is_null()
                     && !selector.is_null()
-                    && actors.iter().all(|a| selects(selector, a.labels))
-                    && !selects(selector, learner.labels)
+                    && !selected.is_empty()
+                    && selected.iter().all(|p| {
+                        actors.iter().chain(&watchers).any(|c| c.name == p.name)
+                    })
+                    && (actors.iter().all(|a| selects(selector, a.labels))
+                        || !selected.iter().any(|p| actors.iter().any(|a| a.name == p.name)))
             });
-        if !only_actors {
+        if !only_clients {
             problems.push(format!(
                 "a NetworkPolicy rule opens the learner's rpc port to more than actors: {rule}"
             ));

@@ -15,13 +15,14 @@ use serde_json::{json, Value};
 
 const KUBERNETES: &str = "deploy/kubernetes";
 const RULE: &str = "deploy/kubernetes/overlays/prometheus-operator/prometheus-rule.yaml";
-const OVERLAYS: [&str; 6] = [
+const OVERLAYS: [&str; 7] = [
     "base",
     "overlays/prometheus-operator",
     "overlays/gpu",
     "overlays/gpu-actors",
     "overlays/autoscale",
     "overlays/sweep",
+    "overlays/best-response",
 ];
 
 fn read(path: &Path) -> String {
@@ -339,6 +340,17 @@ fn what_the_overlay_adds(overlay: &str, docs: &[Value]) {
         }
         "overlays/autoscale" => assert_eq!(count("HorizontalPodAutoscaler"), 1),
         "overlays/sweep" => assert_eq!((count("Job"), count("StatefulSet")), (1, 0)),
+        "overlays/best-response" => {
+            let service = docs
+                .iter()
+                .find(|d| d["metadata"]["name"] == "rnad-best-response")
+                .unwrap();
+            let args = &service["spec"]["template"]["spec"]["containers"][0]["args"];
+            assert!(args
+                .as_array()
+                .unwrap()
+                .contains(&json!("--mode=best_response")));
+        }
         _ => assert_eq!(count("StatefulSet"), 1),
     }
 }

@@ -43,8 +43,9 @@ pub struct PlotArgs {
     /// decisions_per_second, queue_depth, policy_lag_p99, ...) or, failing
     /// that, of history.jsonl with dots for nested fields (nash_conv.reg,
     /// head_to_head.heuristic.mean: arrays by index or opponent,
-    /// lbr.mbb_per_hand: a single run draws these two with their logged
-    /// 95% interval). Not with --kind.
+    /// lbr.mbb_per_hand), or of best_response.jsonl (best_response.gain,
+    /// best_response.seats.0.gain): a single run draws these three with
+    /// their logged 95% interval. Not with --kind.
     #[arg(long, conflicts_with = "kind")]
     pub metric: Option<String>,
     /// Which policy's NashConv; repeat it to draw several kinds, a line

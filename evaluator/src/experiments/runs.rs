@@ -1,5 +1,6 @@
 //! A run directory as experiments read it: its recorded `config.toml`, its
-//! `history.jsonl` and its `training.jsonl`, every line checked. A log kept
+//! `history.jsonl`, its `training.jsonl` and its `best_response.jsonl`,
+//! every line checked. A log kept
 //! gzipped (`history.jsonl.gz`, as `docs/results/` keeps them) reads the
 //! same.
 
@@ -22,6 +23,9 @@ pub struct Run {
     pub history: Vec<HistoryEntry>,
     /// The lines of its `training.jsonl` (none if it has no such file).
     pub training: Vec<serde_json::Value>,
+    /// The lines of its `best_response.jsonl` (none if it has no such
+    /// file).
+    pub best_responses: Vec<serde_json::Value>,
 }
 
 /// Reads a run directory and its evaluations (NashConv curves, or a
@@ -45,18 +49,20 @@ pub fn load_run(dir: &Path) -> Result<Run, ExperimentError> {
         source: std::io::ErrorKind::NotFound.into(),
     })?;
     let history = parse_history(&path, &text)?;
-    let training = read_training_log(&dir.join("training.jsonl"))?;
+    let training = read_object_log(&dir.join("training.jsonl"))?;
+    let best_responses = read_object_log(&dir.join("best_response.jsonl"))?;
     Ok(Run {
         dir: dir.to_path_buf(),
         config,
         history,
         training,
+        best_responses,
     })
 }
 
-/// The lines of a training log as JSON objects (an absent file has none);
-/// a line that is not a JSON object is an error naming the file and line.
-fn read_training_log(path: &Path) -> Result<Vec<serde_json::Value>, ExperimentError> {
+/// The lines of a log as JSON objects (an absent file has none); a line
+/// that is not a JSON object is an error naming the file and line.
+fn read_object_log(path: &Path) -> Result<Vec<serde_json::Value>, ExperimentError> {
     let Some((path, text)) = read_log(path)? else {
         return Ok(Vec::new());
     };

@@ -64,7 +64,8 @@ pub enum Measure {
     NashConv(PolicyKind),
     /// A numeric column of `training.jsonl` (`loss_value`, `alpha`, ...)
     /// or, failing that, of `history.jsonl` with dots for nested fields
-    /// (`decisions`, `nash_conv.reg`).
+    /// (`decisions`, `nash_conv.reg`), or of `best_response.jsonl`
+    /// (`best_response.gain`, `best_response.seats.0.gain`).
     Column(String),
 }
 
@@ -104,21 +105,26 @@ impl Measure {
                     .iter()
                     .map(|e| serde_json::to_value(e).expect("history entries serialise"))
                     .collect();
-                column(&history, name, axis)
+                let from_history = column(&history, name, axis);
+                if !from_history.is_empty() {
+                    return from_history;
+                }
+                column(&run.best_responses, name, axis)
             }
         }
     }
 
     /// A run's curve of the 95% half-width the evaluator logs beside this
     /// measure's values (a match's `ci95` beside its `mean`, LBR's
-    /// `ci95_mbb` beside its `mbb_per_hand`); none for other measures.
+    /// `ci95_mbb` beside its `mbb_per_hand`, a best response's `ci95`
+    /// beside its `gain`); none for other measures.
     pub fn interval(&self, run: &Run, axis: Axis) -> Option<Vec<(f64, f64)>> {
         let Measure::Column(name) = self else {
             return None;
         };
         let (path, leaf) = name.rsplit_once('.')?;
         let sibling = match leaf {
-            "mean" => "ci95",
+            "mean" | "gain" => "ci95",
             "mbb_per_hand" => "ci95_mbb",
             _ => return None,
         };
@@ -357,5 +363,41 @@ mod tests {
         assert_eq!(at("head_to_head.0.mean"), vec![(10.0, 1.5)]);
         assert!(at("head_to_head.previous.mean").is_empty());
         assert!(at("head_to_head.7.mean").is_empty());
+    }
+
+    /// A run directory's best responses are drawn where their versions
+    /// were trained (not where their lines were written), with their
+    /// intervals, from the file itself.
+    #[test]
+    fn best_responses_are_read_from_their_own_file_at_their_versions_steps() {
+        let dir = rnad_testkit::scratch("best-response-curve");
+        rnad_testkit::TestConfig::file("holdem").write(&dir.join("config.toml"));
+        let entry = |step: u64| {
+            format!("{{\"learner_step\":{step},\"wall_seconds\":{step}.0,\"decisions\":1,\"head_to_head\":[]}}\n")
+        };
+        std::fs::write(dir.join("history.jsonl"), entry(100) + &entry(200) + &entry(300)).unwrap();
+        let line = |step: u64, gain: f64| {
+            format!(
+                "{{\"learner_step\":{step},\"wall_seconds\":{step}.5,\"decisions\":7,\"best_response\":\
+                 {{\"policy\":\"target_postprocessed\",\"unit\":\"mbb/hand\",\"budget_steps\":5,\
+                 \"seconds\":1.0,\"gain\":{gain},\"ci95\":40.0,\"seats\":[]}}}}\n"
+            )
+        };
+        std::fs::write(dir.join("best_response.jsonl"), line(100, 900.0) + &line(200, 450.0))
+            .unwrap();
+        let run = super::super::runs::load_run(&dir).unwrap();
+        let gain = Measure::Column("best_response.gain".into());
+        assert_eq!(
+            gain.curve(&run, Axis::Steps),
+            vec![(100.0, 900.0), (200.0, 450.0)]
+        );
+        assert_eq!(
+            gain.curve(&run, Axis::Wall),
+            vec![(100.5, 900.0), (200.5, 450.0)]
+        );
+        assert_eq!(
+            gain.interval(&run, Axis::Steps),
+            Some(vec![(100.0, 40.0), (200.0, 40.0)])
+        );
     }
 }

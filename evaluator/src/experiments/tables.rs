@@ -258,6 +258,7 @@ mod tests {
                 entry(520, 6.0, 0.2, 0.8, 0.3),
             ],
             training: Vec::new(),
+            best_responses: Vec::new(),
         };
         let table = by_period(
             &run,
