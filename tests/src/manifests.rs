@@ -429,7 +429,11 @@ fn actors_reach_only_the_learner(docs: &[Value], pods: &[Pod], problems: &mut Ve
     let admits = |rule: &Value, pod: &Pod| {
         items(&rule["from"]).any(|from| selects(&from["podSelector"]["matchLabels"], pod.labels))
     };
-    if rpc_rules.is_empty() || !actors.iter().all(|a| rpc_rules.iter().any(|r| admits(r, a))) {
+    if rpc_rules.is_empty()
+        || !actors
+            .iter()
+            .all(|a| rpc_rules.iter().any(|r| admits(r, a)))
+    {
         problems.push("no NetworkPolicy opens the learner's rpc port to actors".into());
     }
     for watcher in &watchers {
@@ -444,17 +448,21 @@ fn actors_reach_only_the_learner(docs: &[Value], pods: &[Pod], problems: &mut Ve
         let only_clients = items(&rule["from"]).count() > 0
             && items(&rule["from"]).all(|from| {
                 let selector = &from["podSelector"]["matchLabels"];
-                let selected: Vec<&Pod> =
-                    pods.iter().filter(|p| selects(selector, p.labels)).collect();
+                let selected: Vec<&Pod> = pods
+                    .iter()
+                    .filter(|p| selects(selector, p.labels))
+                    .collect();
                 from["namespaceSelector"].is_null()
                     && from["ipBlock"].is_null()
                     && !selector.is_null()
                     && !selected.is_empty()
-                    && selected.iter().all(|p| {
-                        actors.iter().chain(&watchers).any(|c| c.name == p.name)
-                    })
+                    && selected
+                        .iter()
+                        .all(|p| actors.iter().chain(&watchers).any(|c| c.name == p.name))
                     && (actors.iter().all(|a| selects(selector, a.labels))
-                        || !selected.iter().any(|p| actors.iter().any(|a| a.name == p.name)))
+                        || !selected
+                            .iter()
+                            .any(|p| actors.iter().any(|a| a.name == p.name)))
             });
         if !only_clients {
             problems.push(format!(

@@ -69,6 +69,13 @@ fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
         ],
     );
 
+    let (br, br_metrics, _) = start_evaluator_with(
+        &dir,
+        learner.port,
+        "best-response",
+        &["--mode", "best_response"],
+    );
+
     let best = wait_for(
         "the evaluator's history to show the target policy at NashConv <= 0.15",
         LONG,
@@ -144,11 +151,18 @@ fn learner_actors_and_evaluator_train_kuhn_with_metrics() {
     assert!(sample(&evaluator_text, "rnad_evaluator_evaluated_step").unwrap() > 0.0);
     assert!(sample(&evaluator_text, "rnad_evaluator_eval_seconds_count").unwrap() > 0.0);
     let panel_text = panel_plays_every_opponent(&panel, panel_metrics, &panel_history);
+    let br_text = wait_for(
+        "the best-response service's first gain",
+        LONG,
+        || scrape(br_metrics).filter(|t| t.contains("rnad_evaluator_br_gain{")),
+        || br.stderr(),
+    );
     dashboard_and_alerts_read_only_exported_metrics(&[
         &learner_text,
         &actor_text,
         &evaluator_text,
         &panel_text,
+        &br_text,
     ]);
     a_restarted_watcher_goes_on_averaging(&dir, learner.port, evaluator);
 }
@@ -244,6 +258,98 @@ fn panel_plays_every_opponent(
     text
 }
 
+/// A served hold'em run with the best-response service beside it: the
+/// watcher in mode best_response writes no history of its own, learns a
+/// best response in both seats against a version the learner published,
+/// writes it to `best_response.jsonl` beside its history, and its page
+/// shows what the dashboard draws of it (gain and interval in mbb/hand,
+/// the step it judged) with the values of that line.
+#[test]
+fn a_served_holdem_run_shows_its_learned_best_response_on_the_metrics_page() {
+    let dir = scratch("distributed_best_response_holdem");
+    let config = workspace().join("configs/holdem.toml");
+    let run_dir = dir.join("run");
+    let (port, metrics) = (free_port(), free_port());
+    let learner = Learner {
+        process: Process::start(
+            "rnad-learner",
+            &[
+                "serve",
+                "--config",
+                config.to_str().unwrap(),
+                "--set",
+                "network.hidden=[32]",
+                "--set",
+                "rnad.batch_size=32",
+                "--set",
+                "evaluation.br_budget_steps=4",
+                "--set",
+                "evaluation.br_judge_episodes=400",
+                "--listen",
+                &local(port),
+                "--metrics",
+                &local(metrics),
+                "--run-dir",
+                run_dir.to_str().unwrap(),
+            ],
+            &dir.join("learner.log"),
+        ),
+        port,
+        metrics,
+    };
+    let (_actor, _) = start_actor(&dir, learner.port, 1);
+    let (watcher, watcher_metrics, watcher_history) = start_evaluator_with(
+        &dir,
+        learner.port,
+        "best-response",
+        &["--mode", "best_response"],
+    );
+    let text = wait_for(
+        "the best-response service's gauges",
+        LONG,
+        || scrape(watcher_metrics).filter(|t| t.contains("rnad_evaluator_br_gain{")),
+        || format!("{}\n{}", learner.process.stderr(), watcher.stderr()),
+    );
+    let lines = history(&dir.join("best_response.jsonl"));
+    let line = lines.last().expect("the line of the gauges' best response");
+    let report = &line["best_response"];
+    assert_eq!(report["unit"], "mbb/hand", "{line}");
+    assert_eq!(report["budget_steps"], 4, "{line}");
+    assert_eq!(report["seats"].as_array().unwrap().len(), 2, "{line}");
+    let all = "seat=\"all\",unit=\"mbb/hand\"";
+    let gain = labelled(&text, "rnad_evaluator_br_gain", all).unwrap();
+    let half_width = labelled(&text, "rnad_evaluator_br_ci95", all).unwrap();
+    assert!(
+        (gain - report["gain"].as_f64().unwrap()).abs() < 1e-6,
+        "{gain} vs {line}"
+    );
+    assert!(half_width > 0.0 && half_width.is_finite(), "{text}");
+    for seat in ["0", "1"] {
+        let labels = format!("seat=\"{seat}\",unit=\"mbb/hand\"");
+        assert!(labelled(&text, "rnad_evaluator_br_gain", &labels).is_some_and(f64::is_finite));
+    }
+    assert_eq!(
+        sample(&text, "rnad_evaluator_br_step"),
+        line["learner_step"].as_f64()
+    );
+    assert!(
+        !watcher_history.exists(),
+        "mode best_response writes no history"
+    );
+    let exported = sample_names(&text);
+    for query in dashboard_queries()
+        .iter()
+        .filter(|q| q.contains("rnad_evaluator_br_"))
+    {
+        for name in promql_metric_names(query) {
+            assert!(
+                exported.contains(&name) || name == "rnad_learner_step",
+                "the dashboard reads {name}, which the service does not export"
+            );
+        }
+    }
+}
+
 /// Every live `/metrics` page passes `promtool check metrics` (names, types,
 /// help texts). Set apart because a fresh machine has no promtool.
 #[test]
@@ -253,11 +359,23 @@ fn every_metrics_page_passes_promtool() {
     let learner = start_learner(&dir, free_port(), free_port(), "learner.log");
     let (_actor, actor_metrics) = start_actor(&dir, learner.port, 1);
     let (evaluator, evaluator_metrics, _) = start_evaluator(&dir, learner.port);
+    let (br, br_metrics, _) = start_evaluator_with(
+        &dir,
+        learner.port,
+        "best-response",
+        &["--mode", "best_response"],
+    );
     let evaluator_text = wait_for(
         "the evaluator's first NashConv",
         LONG,
         || scrape(evaluator_metrics).filter(|t| t.contains("rnad_evaluator_nash_conv{")),
         || evaluator.stderr(),
+    );
+    let br_text = wait_for(
+        "the best-response service's first gain",
+        LONG,
+        || scrape(br_metrics).filter(|t| t.contains("rnad_evaluator_br_gain{")),
+        || br.stderr(),
     );
     wait_for_steps(&learner, 5.0, "the learner to step");
     let actor_text = wait_for(
@@ -270,6 +388,7 @@ fn every_metrics_page_passes_promtool() {
         &scrape(learner.metrics).unwrap(),
         &actor_text,
         &evaluator_text,
+        &br_text,
     ] {
         promtool_accepts(text);
     }

@@ -375,7 +375,11 @@ mod tests {
         let entry = |step: u64| {
             format!("{{\"learner_step\":{step},\"wall_seconds\":{step}.0,\"decisions\":1,\"head_to_head\":[]}}\n")
         };
-        std::fs::write(dir.join("history.jsonl"), entry(100) + &entry(200) + &entry(300)).unwrap();
+        std::fs::write(
+            dir.join("history.jsonl"),
+            entry(100) + &entry(200) + &entry(300),
+        )
+        .unwrap();
         let line = |step: u64, gain: f64| {
             format!(
                 "{{\"learner_step\":{step},\"wall_seconds\":{step}.5,\"decisions\":7,\"best_response\":\
@@ -383,8 +387,11 @@ mod tests {
                  \"seconds\":1.0,\"gain\":{gain},\"ci95\":40.0,\"seats\":[]}}}}\n"
             )
         };
-        std::fs::write(dir.join("best_response.jsonl"), line(100, 900.0) + &line(200, 450.0))
-            .unwrap();
+        std::fs::write(
+            dir.join("best_response.jsonl"),
+            line(100, 900.0) + &line(200, 450.0),
+        )
+        .unwrap();
         let run = super::super::runs::load_run(&dir).unwrap();
         let gain = Measure::Column("best_response.gain".into());
         assert_eq!(
