@@ -177,3 +177,42 @@ fn a_match_stops_after_the_game_its_record_breaks_at() {
     );
     assert_eq!(seen, 5);
 }
+
+/// Values that note every state they are asked at (and answer 0).
+#[derive(Default)]
+struct Asked(Vec<(Turn, usize)>);
+
+impl ValueFunction for Asked {
+    fn values(&mut self, states: &[&dyn State], seat: usize, _: &[usize]) -> Vec<f64> {
+        self.0.extend(states.iter().map(|s| (s.turn(), seat)));
+        vec![0.0; states.len()]
+    }
+}
+
+/// In heads-up hold'em (zero-sum, cards dealt one at a time) the value
+/// function is asked only where the seat it is asked for acts: never at a
+/// chance state, between a flop's cards, at a terminal state or for the
+/// seat that waits.
+#[test]
+fn the_value_function_is_asked_only_where_the_seat_acts() {
+    let game = "holdem".parse::<GameSpec>().unwrap().load();
+    let names = ["heuristic".to_string(), "call".to_string()];
+    let mut players: Vec<Box<dyn Player>> =
+        vec![Box::new(Baseline::Heuristic), Box::new(Baseline::Call)];
+    let mut asked = Asked::default();
+    let report = play_duplicate(
+        game.as_ref(),
+        &names,
+        &mut players,
+        (20, 3),
+        100.0,
+        Some(&mut asked),
+        &mut |_, _, _, _| ControlFlow::Continue(()),
+    )
+    .unwrap();
+    assert!(asked.0.len() > 100, "asked {} times", asked.0.len());
+    for (turn, seat) in &asked.0 {
+        assert_eq!(*turn, Turn::Player(*seat));
+    }
+    assert!(report.control_variate.unwrap()[0].mean.is_finite());
+}

@@ -3,9 +3,11 @@
 //! plays every one of a fixed set of deals, so luck cancels), sampled or
 //! exact, and leagues of every combination of players.
 
+pub mod control_variate;
 pub mod deals;
 pub mod play;
 pub mod reduced;
+mod run_out;
 pub mod sampled;
 pub mod seating;
 pub mod stats;

@@ -6,12 +6,10 @@
 //! is averaged over instead of dealt once (exactly where the run-outs are
 //! few, by sampling otherwise), which removes the luck of the run-out
 //! without changing the expectation. Where a value function is given, a
-//! third estimate subtracts, at every chance move and every decision (each
-//! player's policy is known here), how much the move taken moved each
-//! seat's value above its expectation over every move (AIVAT, Burch et al.
-//! 2018): each correction has mean zero whatever the value function, so
-//! the estimate keeps the expectation, and the better the values the more
-//! luck it removes; with exact values nothing but the expectation is left.
+//! third estimate subtracts the luck of every chance event and every
+//! decision (each player's policy is known here) as AIVAT measures it
+//! ([`super::control_variate`]): the estimate keeps the expectation, and
+//! the better the values the more luck it removes.
 
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -20,7 +18,10 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
+use super::control_variate::ControlVariate;
+pub use super::control_variate::ValueFunction;
 use super::play::action_rng;
+use super::run_out::run_out_value;
 use super::seating::seatings;
 use super::stats::{PlayerResult, Tally};
 use crate::sampling::inverse_cdf;
@@ -52,19 +53,6 @@ pub trait Player: Send {
             .collect()
     }
 }
-
-/// A seat's expected payoff at any state, in chips: the control variate's
-/// value function (a network's value head).
-pub trait ValueFunction {
-    /// `seat`'s expected payoff at each of `states` (as far as it can
-    /// tell), with `seating[s]` the player in seat `s`.
-    fn values(&mut self, states: &[&dyn State], seat: usize, seating: &[usize]) -> Vec<f64>;
-}
-
-/// Run-outs averaged exactly up to this many, sampled beyond.
-const EXACT_RUN_OUTS: usize = 2_000;
-/// Run-outs sampled when there are more than [`EXACT_RUN_OUTS`].
-const SAMPLED_RUN_OUTS: usize = 500;
 
 /// A duplicate match's outcome.
 #[derive(Clone, Debug, Serialize)]
@@ -133,25 +121,27 @@ pub fn play_duplicate(
             let mut chance = chance_rng(seed, deal);
             let mut actions = action_rng(seed, deal, s);
             let mut state = game.new_initial_state();
-            let mut run_out_value = None;
+            let mut all_in_value = None;
             let mut history = Vec::new();
-            let mut corrections = vec![0.0; seats];
+            let mut control = value
+                .as_mut()
+                .map(|value| ControlVariate::new(game, *value, (seed, deal), s));
             loop {
                 match state.turn() {
                     Turn::Terminal => break,
                     Turn::Chance => {
-                        if run_out_value.is_none() {
-                            run_out_value = run_outs_left(state.as_ref())
-                                .map(|count| expected_run_out(state.as_ref(), count, seed, deal));
+                        if all_in_value.is_none() {
+                            all_in_value = run_out_value(state.as_ref(), seed, deal);
+                        }
+                        if let Some(control) = control.as_mut() {
+                            control.chance_at(state.as_ref(), seating);
                         }
                         let outcome = inverse_cdf(chance.random::<f64>(), state.chance_outcomes());
-                        if let Some(value) = value.as_mut() {
-                            let moves = state.chance_outcomes();
-                            let at = (state.as_ref(), moves.as_slice(), outcome);
-                            correct(at, seating, *value, &mut corrections);
-                        }
                         state.apply_action(outcome);
                         history.push(outcome);
+                        if let Some(control) = control.as_mut() {
+                            control.chance_moved(state.as_ref(), seating);
+                        }
                     }
                     Turn::Player(p) => {
                         let legal = state.legal_actions();
@@ -160,11 +150,10 @@ pub fn play_duplicate(
                             actions.random::<f64>(),
                             legal.iter().copied().zip(probs.iter().copied()),
                         );
-                        if let Some(value) = value.as_mut() {
+                        if let Some(control) = control.as_mut() {
                             let moves: Vec<(Action, f64)> =
                                 legal.iter().copied().zip(probs).collect();
-                            let at = (state.as_ref(), moves.as_slice(), pick);
-                            correct(at, seating, *value, &mut corrections);
+                            control.decided(state.as_ref(), &moves, pick, seating);
                         }
                         state.apply_action(pick);
                         history.push(pick);
@@ -179,13 +168,15 @@ pub fn play_duplicate(
                 });
             }
             raw.record(deal, seating, &returns);
-            equity.record(deal, seating, run_out_value.as_deref().unwrap_or(&returns));
-            let less: Vec<f64> = returns
-                .iter()
-                .zip(&corrections)
-                .map(|(r, c)| r - c)
-                .collect();
-            corrected.record(deal, seating, &less);
+            equity.record(deal, seating, all_in_value.as_deref().unwrap_or(&returns));
+            if let Some(control) = &control {
+                let less: Vec<f64> = returns
+                    .iter()
+                    .zip(control.corrections())
+                    .map(|(r, c)| r - c)
+                    .collect();
+                corrected.record(deal, seating, &less);
+            }
         }
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -205,102 +196,10 @@ pub fn play_duplicate(
     })
 }
 
-/// Adds to each seat's correction how far taking `taken` at `state`, where
-/// `moves` are the moves with their probabilities (chance's or the acting
-/// player's), moves the seat's value from its expectation over the moves.
-fn correct(
-    (state, moves, taken): (&dyn State, &[(Action, f64)], Action),
-    seating: &[usize],
-    value: &mut dyn ValueFunction,
-    corrections: &mut [f64],
-) {
-    let children: Vec<Box<dyn State>> = moves
-        .iter()
-        .map(|&(m, _)| {
-            let mut child = state.clone_box();
-            child.apply_action(m);
-            child
-        })
-        .collect();
-    let refs: Vec<&dyn State> = children.iter().map(|c| c.as_ref()).collect();
-    let taken = moves
-        .iter()
-        .position(|&(m, _)| m == taken)
-        .expect("the move taken is one of the moves");
-    for (seat, correction) in corrections.iter_mut().enumerate() {
-        let values = value.values(&refs, seat, seating);
-        let expected: f64 = moves.iter().zip(&values).map(|((_, p), v)| p * v).sum();
-        *correction += values[taken] - expected;
-    }
-}
-
 /// The chance stream of a deal: the same in every seating, so the k-th
 /// card dealt is the same whoever sits where.
 fn chance_rng(seed: u64, deal: usize) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xDEA1_DEA1_DEA1_DEA1);
     rng.set_stream(deal as u64);
     rng
-}
-
-/// How many run-outs the chance moves left from `state` have, if the game
-/// goes to its end through chance alone (the players are all in, or
-/// everyone but one is); `None` while a decision is still to come.
-fn run_outs_left(state: &dyn State) -> Option<usize> {
-    let mut count = 1usize;
-    let mut probe = state.clone_box();
-    loop {
-        match probe.turn() {
-            Turn::Terminal => return Some(count),
-            Turn::Player(_) => return None,
-            Turn::Chance => {
-                let outcomes = probe.chance_outcomes();
-                count = count.saturating_mul(outcomes.len());
-                probe.apply_action(outcomes[0].0);
-            }
-        }
-    }
-}
-
-/// The expected returns over the `count` run-outs of the chance moves left
-/// from `state` (where no decision is left): all of them when they are
-/// few, a seeded sample of them otherwise.
-fn expected_run_out(state: &dyn State, count: usize, seed: u64, deal: usize) -> Vec<f64> {
-    if count <= EXACT_RUN_OUTS {
-        return exact_run_out(state);
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0E0E_0E0E_0E0E_0E0E);
-    rng.set_stream(deal as u64);
-    let mut total: Vec<f64> = Vec::new();
-    for _ in 0..SAMPLED_RUN_OUTS {
-        let mut run = state.clone_box();
-        while run.turn() == Turn::Chance {
-            let outcome = inverse_cdf(rng.random::<f64>(), run.chance_outcomes());
-            run.apply_action(outcome);
-        }
-        let returns = run.returns();
-        total.resize(returns.len(), 0.0);
-        for (t, r) in total.iter_mut().zip(returns) {
-            *t += r;
-        }
-    }
-    total.iter().map(|t| t / SAMPLED_RUN_OUTS as f64).collect()
-}
-
-/// The expectation of the returns over every chance move left.
-fn exact_run_out(state: &dyn State) -> Vec<f64> {
-    if state.turn() != Turn::Chance {
-        return state.returns();
-    }
-    let outcomes = state.chance_outcomes();
-    let mut total = Vec::new();
-    for (outcome, p) in outcomes {
-        let mut child = state.clone_box();
-        child.apply_action(outcome);
-        let values = exact_run_out(child.as_ref());
-        total.resize(values.len(), 0.0);
-        for (t, v) in total.iter_mut().zip(values) {
-            *t += p * v;
-        }
-    }
-    total
 }
