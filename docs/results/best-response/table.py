@@ -1,5 +1,5 @@
-"""Prints br.jsonl (run.sh's output) and, where it exists, br-large.jsonl
-(run.sh at a larger budget) as one markdown table per game: for each
+"""Prints br.jsonl (run.sh's output) and every br-large*.jsonl (run.sh at
+a larger budget) as one markdown table per game: for each
 frozen policy and budget (steps x episodes a step), the learned best
 response's gain as a fraction of the exact one's in every seat, the
 NashConv both give, and the training time."""
@@ -9,9 +9,8 @@ import pathlib
 here = pathlib.Path(__file__).parent
 rows = [
     json.loads(line)
-    for name in ("br.jsonl", "br-large.jsonl")
-    if (here / name).exists()
-    for line in (here / name).open()
+    for path in [here / "br.jsonl", *sorted(here.glob("br-large*.jsonl"))]
+    for line in path.open()
 ]
 for game in dict.fromkeys(r["game"] for r in rows):
     print(f"\n{game}:\n")
