@@ -746,6 +746,14 @@ fn a_learned_best_response_reaches_the_exact_one_on_kuhn_and_leduc() {
             &["--from-policy"][..],
             "--from-policy starts from a checkpoint's network",
         ),
+        (
+            &["--start", "/nonexistent/ckpt.safetensors"][..],
+            "/nonexistent/ckpt.safetensors",
+        ),
+        (
+            &["--start", "ckpt.safetensors", "--from-policy"][..],
+            "cannot be used with",
+        ),
     ] {
         let refused = binary_output(
             "rnad-evaluator",

@@ -104,9 +104,10 @@ pub const DEFAULT_EPISODES_PER_STEP: usize = 128;
 pub const DEFAULT_LEARNING_RATE: f64 = 3e-3;
 /// The entropy bonus at the start of a fresh network's training.
 pub const DEFAULT_ENTROPY: f64 = 0.1;
-/// The entropy bonus at the start of training from the policy's own
-/// network (a larger bonus first undoes the policy it starts from).
-pub const DEFAULT_ENTROPY_FROM_POLICY: f64 = 0.01;
+/// The entropy bonus at the start of training from a trained network (the
+/// policy's own, or another checkpoint's): a larger bonus first undoes
+/// the play it starts from.
+pub const DEFAULT_ENTROPY_FROM_A_NETWORK: f64 = 0.01;
 
 impl BrOptions {
     /// A fresh MLP of the default widths, trained with the defaults.

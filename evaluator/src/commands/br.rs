@@ -12,12 +12,13 @@ use serde::Serialize;
 use super::{build_tree, emit, game_help};
 use crate::best_response::judge::{respond_in_seat, FrozenPolicy, Played, SeatReport};
 use crate::best_response::{
-    BrOptions, Budget, DEFAULT_ENTROPY, DEFAULT_ENTROPY_FROM_POLICY, DEFAULT_EPISODES_PER_STEP,
+    BrOptions, Budget, DEFAULT_ENTROPY, DEFAULT_ENTROPY_FROM_A_NETWORK, DEFAULT_EPISODES_PER_STEP,
     DEFAULT_LEARNING_RATE,
 };
 use crate::checkpoint_policy::CheckpointPolicies;
 use crate::error::EvaluatorError;
 use crate::players::{PlayerSpec, Tabulator};
+use rnad_run::history::PolicyKind;
 
 /// Arguments of `br`.
 #[derive(Debug, Args)]
@@ -40,8 +41,13 @@ pub struct BrArgs {
     /// parameters of the policy's kind) rather than a fresh MLP: it starts
     /// at the policy's value and learns only what improves on it. For
     /// `checkpoint:FILE` policies.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "start")]
     pub from_policy: bool,
+    /// Start the response from this checkpoint's target network (of the
+    /// same game) rather than a fresh MLP: a strong player of the game to
+    /// improve on against any frozen policy (the rule-based player, say).
+    #[arg(long, value_name = "CHECKPOINT")]
+    pub start: Option<std::path::PathBuf>,
     /// Widths of the best response's MLP.
     #[arg(long, value_delimiter = ',', default_value = "128,128")]
     pub hidden: Vec<usize>,
@@ -53,8 +59,8 @@ pub struct BrArgs {
     pub learning_rate: f64,
     /// Entropy bonus at the start (returns in units of the game's largest
     /// payoff), decaying linearly to zero. Default 0.1, or 0.01 with
-    /// --from-policy (a larger bonus first undoes the policy it starts
-    /// from).
+    /// --from-policy or --start (a larger bonus first undoes the play it
+    /// starts from).
     #[arg(long)]
     pub entropy: Option<f64>,
     /// Episodes that judge a game without a public tree: the learned
@@ -115,17 +121,30 @@ pub fn run(args: &BrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
         Some(tree) => Some(Tabulator::new(tree).policy(&args.policy)?),
         None => None,
     };
-    let start = match (&args.policy, args.from_policy) {
-        (_, false) => None,
-        (PlayerSpec::Checkpoint { path, kind, .. }, true) => {
+    let start = match (&args.policy, args.from_policy, &args.start) {
+        (_, false, None) => None,
+        (_, false, Some(path)) => {
+            let checkpoint = CheckpointPolicies::read(path)?;
+            if !checkpoint.game().plays_as(&args.game) {
+                return Err(EvaluatorError::Usage(format!(
+                    "--start {}: the checkpoint is for {}, not {}",
+                    path.display(),
+                    checkpoint.game(),
+                    args.game
+                )));
+            }
+            Some(checkpoint.network(PolicyKind::Target)?)
+        }
+        (PlayerSpec::Checkpoint { path, kind, .. }, true, _) => {
             Some(CheckpointPolicies::read(path)?.network(*kind)?)
         }
-        (other, true) => {
+        (other, true, _) => {
             return Err(EvaluatorError::Usage(format!(
                 "--from-policy starts from a checkpoint's network; {other} is none"
             )))
         }
     };
+    let from_a_network = start.is_some();
     let mut reports = Vec::with_capacity(seats.len());
     for seat in seats {
         let options = BrOptions {
@@ -133,8 +152,8 @@ pub fn run(args: &BrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
             hidden: args.hidden.clone(),
             episodes_per_step: args.episodes_per_step,
             learning_rate: args.learning_rate,
-            entropy: args.entropy.unwrap_or(if args.from_policy {
-                DEFAULT_ENTROPY_FROM_POLICY
+            entropy: args.entropy.unwrap_or(if from_a_network {
+                DEFAULT_ENTROPY_FROM_A_NETWORK
             } else {
                 DEFAULT_ENTROPY
             }),
