@@ -213,8 +213,9 @@ fn judge_exactly(
 }
 
 /// The learned response's value in its seat and the frozen policy's own
-/// (a fresh player from `make` in the seat), each over `episodes` sampled
-/// games from `seed`, and the gain's interval.
+/// (a fresh player from `make` in the seat), each over the same
+/// `episodes` deals from `seed` (all-in run-outs averaged over), and the
+/// interval of the gain over the deals' differences.
 fn judge_by_sampling(
     game: &dyn Game,
     frozen: &mut dyn Player,
@@ -231,13 +232,19 @@ fn judge_by_sampling(
     let with_response = sample_returns(game, seat, &mut response, frozen, episodes, seed);
     let mut own = make()?;
     let with_policy = sample_returns(game, seat, own.as_mut(), frozen, episodes, seed);
-    let (learned_value, learned_ci) = mean_and_ci95(&with_response);
-    let (policy_value, policy_ci) = mean_and_ci95(&with_policy);
+    let (learned_value, _) = mean_and_ci95(&with_response);
+    let (policy_value, _) = mean_and_ci95(&with_policy);
+    let gains: Vec<f64> = with_response
+        .iter()
+        .zip(&with_policy)
+        .map(|(r, p)| r - p)
+        .collect();
+    let (_, gain_ci) = mean_and_ci95(&gains);
     Ok(SeatReport::new(
         learned,
         (learned_value, Played::Greedy),
         policy_value,
-        (learned_ci * learned_ci + policy_ci * policy_ci).sqrt(),
+        gain_ci,
         None,
     ))
 }

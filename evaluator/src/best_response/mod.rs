@@ -24,6 +24,7 @@ use candle_core::{Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rnad_games::headtohead::run_out::run_out_value;
 use rnad_games::headtohead::sampled::Player;
 use rnad_games::sampling::inverse_cdf;
 use rnad_games::{Action, Game, State, Turn};
@@ -258,38 +259,48 @@ fn play(
     };
     // Which episode each recorded decision belongs to.
     let mut episode_of = Vec::new();
-    play_lockstep(&mut states, seat, frozen, rng, |waiting, states, rng| {
-        let mut obs = vec![0.0f32; waiting.len() * input];
-        let mut legal = vec![0.0f32; waiting.len() * actions];
-        let mut legal_actions = Vec::with_capacity(waiting.len());
-        for (k, &g) in waiting.iter().enumerate() {
-            states[g].network_input(seat, &mut obs[k * input..(k + 1) * input]);
-            let ids = states[g].legal_actions();
-            for &a in &ids {
-                legal[k * actions + a] = 1.0;
+    let mut deals: Vec<Deal> = (0..states.len())
+        .map(|_| Deal::new(ChaCha8Rng::seed_from_u64(rng.random())))
+        .collect();
+    play_lockstep(
+        &mut states,
+        &mut deals,
+        seat,
+        frozen,
+        rng,
+        |waiting, states, rng| {
+            let mut obs = vec![0.0f32; waiting.len() * input];
+            let mut legal = vec![0.0f32; waiting.len() * actions];
+            let mut legal_actions = Vec::with_capacity(waiting.len());
+            for (k, &g) in waiting.iter().enumerate() {
+                states[g].network_input(seat, &mut obs[k * input..(k + 1) * input]);
+                let ids = states[g].legal_actions();
+                for &a in &ids {
+                    legal[k * actions + a] = 1.0;
+                }
+                legal_actions.push(ids);
             }
-            legal_actions.push(ids);
-        }
-        let obs_t = Tensor::from_slice(&obs, (waiting.len(), input), &Device::Cpu)?;
-        let legal_t = Tensor::from_slice(&legal, (waiting.len(), actions), &Device::Cpu)?;
-        let probs = net.policy(&obs_t, &legal_t)?.to_vec2::<f32>()?;
-        let mut chosen = Vec::with_capacity(waiting.len());
-        for (k, &g) in waiting.iter().enumerate() {
-            let ids = &legal_actions[k];
-            let action = inverse_cdf(
-                rng.random::<f64>(),
-                ids.iter().map(|&a| (a, f64::from(probs[k][a]))),
-            );
-            let mut taken = vec![0.0f32; actions];
-            taken[action] = 1.0;
-            batch.taken.extend(taken);
-            episode_of.push(g);
-            chosen.push(action);
-        }
-        batch.obs.extend(obs);
-        batch.legal.extend(legal);
-        Ok(chosen)
-    })?;
+            let obs_t = Tensor::from_slice(&obs, (waiting.len(), input), &Device::Cpu)?;
+            let legal_t = Tensor::from_slice(&legal, (waiting.len(), actions), &Device::Cpu)?;
+            let probs = net.policy(&obs_t, &legal_t)?.to_vec2::<f32>()?;
+            let mut chosen = Vec::with_capacity(waiting.len());
+            for (k, &g) in waiting.iter().enumerate() {
+                let ids = &legal_actions[k];
+                let action = inverse_cdf(
+                    rng.random::<f64>(),
+                    ids.iter().map(|&a| (a, f64::from(probs[k][a]))),
+                );
+                let mut taken = vec![0.0f32; actions];
+                taken[action] = 1.0;
+                batch.taken.extend(taken);
+                episode_of.push(g);
+                chosen.push(action);
+            }
+            batch.obs.extend(obs);
+            batch.legal.extend(legal);
+            Ok(chosen)
+        },
+    )?;
     batch.episode_returns = states.iter().map(|s| s.returns()[seat]).collect();
     // Returns in units of the game's largest payoff, so that one entropy
     // bonus and one learning rate suit Kuhn's ±2 chips and hold'em's ±5,000.
@@ -303,11 +314,65 @@ fn play(
     Ok(batch)
 }
 
+/// One game's chance: its own stream (so that two players in the seat
+/// can be dealt the same cards), and, where its game was judged so, the
+/// expected returns over its all-in run-out.
+struct Deal {
+    chance: ChaCha8Rng,
+    /// Where the game is judged with its all-in run-out averaged over.
+    all_in: Option<AllIn>,
+}
+
+/// A judged game's all-in run-out.
+struct AllIn {
+    /// The seed and game whose stream samples run-outs where they are
+    /// many.
+    seed: u64,
+    game: usize,
+    /// The expected returns over the run-out, once the game reached one.
+    expected: Option<Vec<f64>>,
+}
+
+impl Deal {
+    /// A deal from `chance`, its returns as dealt.
+    fn new(chance: ChaCha8Rng) -> Deal {
+        Deal {
+            chance,
+            all_in: None,
+        }
+    }
+
+    /// Game `game` of the deals seeded `seed`, the same whoever plays it,
+    /// its all-in run-out averaged over.
+    fn judged(seed: u64, game: usize) -> Deal {
+        let mut chance = ChaCha8Rng::seed_from_u64(seed ^ 0x0DEA_1000_0DEA_1000);
+        chance.set_stream(game as u64);
+        Deal {
+            chance,
+            all_in: Some(AllIn {
+                seed,
+                game,
+                expected: None,
+            }),
+        }
+    }
+
+    /// `seat`'s return at the end of `state`: the expectation over its
+    /// run-out where it had one and is judged so.
+    fn value(&self, state: &dyn State, seat: usize) -> f64 {
+        match self.all_in.as_ref().and_then(|a| a.expected.as_ref()) {
+            Some(expected) => expected[seat],
+            None => state.returns()[seat],
+        }
+    }
+}
+
 /// Plays every game of `states` to its end in lockstep: chance samples its
-/// moves, `frozen` decides the waiting games of every other seat in one
-/// call, and `seat_moves` those of `seat`.
+/// moves from each game's deal, `frozen` decides the waiting games of
+/// every other seat in one call, and `seat_moves` those of `seat`.
 fn play_lockstep(
     states: &mut [Box<dyn State>],
+    deals: &mut [Deal],
     seat: usize,
     frozen: &mut dyn Player,
     rng: &mut ChaCha8Rng,
@@ -319,9 +384,14 @@ fn play_lockstep(
 ) -> candle_core::Result<()> {
     loop {
         let (mut at_seat, mut at_frozen) = (Vec::new(), Vec::new());
-        for (g, state) in states.iter_mut().enumerate() {
+        for ((g, state), deal) in states.iter_mut().enumerate().zip(deals.iter_mut()) {
+            if state.turn() == Turn::Chance {
+                if let Some(all_in) = deal.all_in.as_mut().filter(|a| a.expected.is_none()) {
+                    all_in.expected = run_out_value(state.as_ref(), all_in.seed, all_in.game);
+                }
+            }
             while state.turn() == Turn::Chance {
-                let action = inverse_cdf(rng.random::<f64>(), state.chance_outcomes());
+                let action = inverse_cdf(deal.chance.random::<f64>(), state.chance_outcomes());
                 state.apply_action(action);
             }
             match state.turn() {
@@ -400,9 +470,12 @@ pub fn greedy_player(
 /// Games played at once when judging by sampling.
 const JUDGED_AT_ONCE: usize = 256;
 
-/// `seat`'s return in each of `episodes` episodes with `player` in `seat`
-/// and `frozen` in every other (independent of training's episodes: its
-/// own seed), a few hundred games at a time.
+/// `seat`'s return in each of `episodes` games with `player` in `seat`
+/// and `frozen` in every other, a few hundred at a time: game `g` is dealt
+/// the same cards from the same `seed` whoever plays the seat (duplicate
+/// deals: two players' returns differ by their play more than by their
+/// cards), and a game that reaches an all-in run-out is worth the
+/// run-outs' expectation (all-in equity).
 pub fn sample_returns(
     game: &dyn Game,
     seat: usize,
@@ -418,8 +491,13 @@ pub fn sample_returns(
         let count = JUDGED_AT_ONCE.min(episodes - returns.len());
         let mut states: Vec<Box<dyn State>> =
             (0..count).map(|_| game.new_initial_state()).collect();
+        let first = returns.len();
+        let mut deals: Vec<Deal> = (first..first + count)
+            .map(|g| Deal::judged(seed, g))
+            .collect();
         play_lockstep(
             &mut states,
+            &mut deals,
             seat,
             frozen,
             &mut rng,
@@ -438,7 +516,41 @@ pub fn sample_returns(
             },
         )
         .expect("the players here decide without failing tensor computations");
-        returns.extend(states.iter().map(|s| s.returns()[seat]));
+        returns.extend(
+            states
+                .iter()
+                .zip(&deals)
+                .map(|(s, deal)| deal.value(s.as_ref(), seat)),
+        );
     }
     returns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rnad_games::bots::poker_baselines::Baseline;
+    use rnad_games::GameSpec;
+
+    /// Judged game `g` deals the same cards whoever plays: two callers
+    /// see game `g` through to the same showdown from either seat (one
+    /// seat's return the other's negated, game by game); a game all in
+    /// before the flop is worth its run-outs' expectation, not one board's
+    /// stack won or lost; and the same deals give the same returns again.
+    #[test]
+    fn judged_games_are_duplicate_deals_with_all_in_equity() {
+        let game = "holdem".parse::<GameSpec>().unwrap().load();
+        let returns = |seat: usize, player: Baseline| {
+            let mut frozen = Baseline::Call;
+            sample_returns(game.as_ref(), seat, &mut { player }, &mut frozen, 400, 9)
+        };
+        let (first, second) = (returns(0, Baseline::Call), returns(1, Baseline::Call));
+        assert!(first.iter().any(|&v| v != 0.0));
+        for (a, b) in first.iter().zip(&second) {
+            assert_eq!(*a, -*b);
+        }
+        let shove = returns(0, Baseline::Raise);
+        assert!(shove.iter().all(|v| v.abs() < 5000.0), "{shove:?}");
+        assert_eq!(returns(0, Baseline::Raise), shove);
+    }
 }

@@ -7,7 +7,7 @@ pub mod control_variate;
 pub mod deals;
 pub mod play;
 pub mod reduced;
-mod run_out;
+pub mod run_out;
 pub mod sampled;
 pub mod seating;
 pub mod stats;

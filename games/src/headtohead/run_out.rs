@@ -81,6 +81,6 @@ fn exact_run_out(state: &dyn State) -> Vec<f64> {
 /// The expected returns over the run-outs left from `state` where no
 /// decision is left (sampled ones drawn from `seed` and `deal`'s own
 /// stream); none while a decision is still to come.
-pub(crate) fn run_out_value(state: &dyn State, seed: u64, deal: usize) -> Option<Vec<f64>> {
+pub fn run_out_value(state: &dyn State, seed: u64, deal: usize) -> Option<Vec<f64>> {
     run_outs_left(state).map(|count| expected_run_out(state, count, seed, deal))
 }
