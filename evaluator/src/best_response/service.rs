@@ -61,7 +61,8 @@ pub struct BestResponseService {
 impl BestResponseService {
     /// Starts the thread for `run`'s game, taking a version every `every`
     /// evaluations (or the first evaluation after, where it is busy then),
-    /// each seat trained `evaluation.br_budget_steps` steps.
+    /// each seat trained `evaluation.br_budget_steps` steps of
+    /// `evaluation.br_episodes_per_step` games.
     pub fn start(run: &ResolvedRun, every: u64) -> Result<BestResponseService, EvaluatorError> {
         let worker = Worker::new(run)?;
         let (jobs, waiting) = std::sync::mpsc::sync_channel::<Job>(1);
@@ -153,6 +154,7 @@ struct Worker {
     shape: NetShape,
     tree: Option<KindEvaluator>,
     budget_steps: u64,
+    episodes_per_step: usize,
     judge_episodes: usize,
     seed: u64,
     /// Sampled gains in milli-big-blinds per hand (poker), else payoff.
@@ -171,6 +173,7 @@ impl Worker {
             shape: run.shape().clone(),
             tree,
             budget_steps: config.evaluation.br_budget_steps,
+            episodes_per_step: config.evaluation.br_episodes_per_step,
             judge_episodes: config.evaluation.br_judge_episodes,
             seed: config.seed,
             per_big_blind: config.game.capabilities().units.big_blind(),
@@ -211,11 +214,14 @@ impl Worker {
         };
         let mut seats = Vec::with_capacity(self.game.num_players());
         for seat in 0..self.game.num_players() {
-            let options = BrOptions::standard(
-                seat,
-                Budget::Steps(self.budget_steps),
-                seed.wrapping_add(seat as u64),
-            );
+            let options = BrOptions {
+                episodes_per_step: self.episodes_per_step,
+                ..BrOptions::standard(
+                    seat,
+                    Budget::Steps(self.budget_steps),
+                    seed.wrapping_add(seat as u64),
+                )
+            };
             match respond_in_seat(self.game.as_ref(), &frozen, &options, stop)? {
                 Some(report) => seats.push(report),
                 None => return Ok(None),

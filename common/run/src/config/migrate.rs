@@ -47,6 +47,7 @@ const ADDED: &[AddedKey] = &[
         Value::Integer(0)
     }),
     ("evaluation", "br_budget_steps", || Value::Integer(2000)),
+    ("evaluation", "br_episodes_per_step", || Value::Integer(128)),
     ("evaluation", "br_judge_episodes", || Value::Integer(20_000)),
     ("evaluation", "panel_extra", || Value::Array(Vec::new())),
     ("evaluation", "panel_match_games", || Value::Integer(1)),

@@ -211,6 +211,10 @@ config_section! {
         br_interval_evaluations: u64 => values: "0 (never) or more", check: any, resume: Operational;
         /// Optimiser steps each seat's best response trains.
         br_budget_steps: u64 => values: "positive integer", check: positive, resume: Operational;
+        /// Games each of those steps plays (against trained policies, 512
+        /// for 10,000 steps reached 93% or more of the exact best response
+        /// on Leduc and Liar's Dice; 128 for 3,000 steps, 49-79%).
+        br_episodes_per_step: usize => values: "positive integer", check: positive, resume: Operational;
         /// Games that judge each seat's best response where the game has
         /// no public tree (exact values where it has one).
         br_judge_episodes: usize => values: "2..=10000000", check: deals, resume: Operational;
