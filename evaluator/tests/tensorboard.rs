@@ -79,6 +79,18 @@ fn run_dir(name: &str, steps: &[u64]) -> PathBuf {
 #[test]
 fn a_run_becomes_one_event_per_line_with_correct_crcs() {
     let dir = run_dir("once", &[0, 100, 200]);
+    let best_response = |step: u64| {
+        format!(
+            "{{\"learner_step\":{step},\"wall_seconds\":1.0,\"decisions\":5,\"best_response\":\
+             {{\"policy\":\"target_postprocessed\",\"unit\":\"payoff\",\"budget_steps\":9,\
+             \"seconds\":2.0,\"gain\":0.5,\"ci95\":0.0,\"seats\":[]}}}}\n"
+        )
+    };
+    std::fs::write(
+        dir.join("best_response.jsonl"),
+        best_response(0) + &best_response(100),
+    )
+    .unwrap();
     let output = Command::new(EVALUATOR)
         .arg("tensorboard")
         .arg(&dir)
@@ -97,6 +109,14 @@ fn a_run_becomes_one_event_per_line_with_correct_crcs() {
         assert!(records[0].ends_with(b"brain.Event:2"));
         assert!(records[3].windows(5).any(|w| w == b"alpha") || part == "evaluation");
     }
+    let best_responses = records(&event_file(&dir.join("tensorboard/best_response")).unwrap());
+    assert_eq!(
+        best_responses.len(),
+        3,
+        "the version event and two best responses"
+    );
+    let tag = b"best_response/gain";
+    assert!(best_responses[2].windows(tag.len()).any(|w| w == tag));
 
     // Converting again replaces the event file; a file of the user's in
     // the folder is left alone.

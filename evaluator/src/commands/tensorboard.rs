@@ -1,6 +1,7 @@
-//! `rnad-evaluator tensorboard`: a run directory's `training.jsonl` and
-//! `history.jsonl` as TensorBoard event files, once or following the run
-//! as it goes (`--follow`, until SIGINT/SIGTERM).
+//! `rnad-evaluator tensorboard`: a run directory's `training.jsonl`,
+//! `history.jsonl` and `best_response.jsonl` as TensorBoard event files,
+//! once or following the run as it goes (`--follow`, until
+//! SIGINT/SIGTERM).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,10 +17,12 @@ use crate::tensorboard::EventStream;
 /// Arguments of `tensorboard`.
 #[derive(Debug, Args)]
 pub struct TensorboardArgs {
-    /// The run directory (training.jsonl, history.jsonl).
+    /// The run directory (training.jsonl, history.jsonl,
+    /// best_response.jsonl).
     pub run: PathBuf,
-    /// Where the event files go: OUT/training and OUT/evaluation, two runs
-    /// to TensorBoard (`tensorboard --logdir OUT`). Default:
+    /// Where the event files go: OUT/training, OUT/evaluation and
+    /// OUT/best_response, three runs to TensorBoard (`tensorboard --logdir
+    /// OUT`; the last where the run learns best responses). Default:
     /// RUN/tensorboard. Each conversion writes new event files and removes
     /// the ones it wrote before (`events.out.tfevents.*.rnad`); other files
     /// there are left alone.
@@ -48,8 +51,9 @@ pub fn run(args: &TensorboardArgs, out: &mut dyn Write) -> Result<(), EvaluatorE
             args.run.display()
         )));
     }
-    let sources = ["training.jsonl", "history.jsonl"].map(|f| args.run.join(f));
-    if !args.follow && !sources.iter().any(|s| s.exists()) {
+    let sources =
+        ["training.jsonl", "history.jsonl", "best_response.jsonl"].map(|f| args.run.join(f));
+    if !args.follow && !sources[..2].iter().any(|s| s.exists()) {
         return Err(EvaluatorError::Usage(format!(
             "{}: neither training.jsonl nor history.jsonl is there (give --follow to wait for them)",
             args.run.display()
@@ -59,10 +63,11 @@ pub fn run(args: &TensorboardArgs, out: &mut dyn Write) -> Result<(), EvaluatorE
         .out
         .clone()
         .unwrap_or_else(|| args.run.join("tensorboard"));
-    let [training, history] = sources;
+    let [training, history, best_responses] = sources;
     let mut streams = [
         EventStream::new(training, &dir.join("training")),
         EventStream::new(history, &dir.join("evaluation")),
+        EventStream::new(best_responses, &dir.join("best_response")),
     ];
     let shutdown = Shutdown::on_signals();
     loop {
