@@ -13,7 +13,8 @@
 #     checks, with bounded polling: the learner is healthy, its step counter
 #     moves, Prometheus found all three actors through DNS, the evaluator
 #     reports a NashConv, every alert rule is loaded without error; then
-#     restarts the evaluator in head-to-head mode and sends every query of
+#     restarts the evaluator in head-to-head mode, starts the best-response
+#     service (profile best-response) and sends every query of
 #     every dashboard panel (variables as "All") to Prometheus's query API,
 #     each of which must return data over the last 15 minutes; then scales
 #     actors to 1 and checks the learner keeps stepping;
@@ -94,7 +95,7 @@ teardown() {
             "$compose" -p "$project" -f docker/docker-compose.yml logs --tail 20 >&2
         fi
         [ -x "$compose" ] && "$compose" -p "$project" -f docker/docker-compose.yml \
-            down --volumes --remove-orphans --timeout 10 >/dev/null 2>&1
+            --profile best-response down --volumes --remove-orphans --timeout 10 >/dev/null 2>&1
     fi
     if [ -f "$work/docker.pid" ]; then
         kill "$(cat "$work/docker.pid")" 2>/dev/null
@@ -220,7 +221,8 @@ export RNAD_CONFIG=kuhn.toml
 # Actors and the evaluator only get through with the learner's token.
 export RNAD_TOKEN="smoke-$RANDOM$RANDOM"
 LEARNER_METRICS_PORT=$(free_port); EVALUATOR_METRICS_PORT=$(free_port); PROMETHEUS_PORT=$(free_port)
-export LEARNER_METRICS_PORT EVALUATOR_METRICS_PORT PROMETHEUS_PORT
+BEST_RESPONSE_METRICS_PORT=$(free_port)
+export LEARNER_METRICS_PORT EVALUATOR_METRICS_PORT PROMETHEUS_PORT BEST_RESPONSE_METRICS_PORT
 up() {
     "$compose" -p "$project" -f docker/docker-compose.yml up -d --no-build --pull never \
         --scale actor="$1" learner actor evaluator prometheus
@@ -306,6 +308,14 @@ in_prometheus() { # in_prometheus QUERY: the query has a sample now
 }
 wait_until 120 "Prometheus to scrape a head-to-head result" in_prometheus rnad_evaluator_head_to_head
 
+step "the best-response service (compose profile best-response)"
+"$compose" -p "$project" -f docker/docker-compose.yml --profile best-response \
+    up -d --no-build --pull never best-response
+best_response_reported() { [ -n "$(metric "$BEST_RESPONSE_METRICS_PORT" rnad_evaluator_br_gain)" ]; }
+wait_until 120 "the service's first learned best response" best_response_reported
+echo "   learned best response gain (sum of seats): $(metric "$BEST_RESPONSE_METRICS_PORT" rnad_evaluator_br_gain)"
+wait_until 180 "Prometheus to scrape a learned best response" in_prometheus rnad_evaluator_br_gain
+
 dashboard_queries_return_data() { # every panel query, variables as "All", has data in the last 15 minutes
     python3 - "$PROMETHEUS_PORT" <<'PY'
 import json, sys, time, urllib.parse, urllib.request
@@ -337,7 +347,7 @@ wait_until 60 "the learner to keep stepping past $now" steps_above "$now"
 
 # --- the swarm stack --------------------------------------------------------
 step "compose down; a one-node swarm with docker/swarm-stack.yml"
-"$compose" -p "$project" -f docker/docker-compose.yml down --volumes --remove-orphans --timeout 30 >/dev/null
+"$compose" -p "$project" -f docker/docker-compose.yml --profile best-response down --volumes --remove-orphans --timeout 30 >/dev/null
 "$docker_cli" swarm init --advertise-addr 127.0.0.1 >/dev/null
 "$docker_cli" node update --label-add rnad.runs=true "$("$docker_cli" node ls -q)" >/dev/null
 printf 'swarm-%s%s' "$RANDOM" "$RANDOM" | "$docker_cli" secret create rnad-token - >/dev/null
