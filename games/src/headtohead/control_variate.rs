@@ -119,10 +119,16 @@ impl<'v> ControlVariate<'v> {
     }
 
     /// Chance is about to move at `state`: where this begins an event,
-    /// its expectation is taken here.
-    pub fn chance_at(&mut self, state: &dyn State, seating: &[usize]) {
+    /// its expectation is taken here. `all_in` is the expected returns
+    /// over the run-outs left from `state` where the caller has them
+    /// already (the match's all-in equity: the same values, from the same
+    /// stream), so that they are not computed again.
+    pub fn chance_at(&mut self, state: &dyn State, all_in: Option<&[f64]>, seating: &[usize]) {
         if self.event.is_none() {
-            self.event = Some(self.values(&[state], seating).remove(0));
+            self.event = Some(match all_in {
+                Some(expected) => expected.to_vec(),
+                None => self.values(&[state], seating).remove(0),
+            });
         }
     }
 

@@ -134,7 +134,7 @@ pub fn play_duplicate(
                             all_in_value = run_out_value(state.as_ref(), seed, deal);
                         }
                         if let Some(control) = control.as_mut() {
-                            control.chance_at(state.as_ref(), seating);
+                            control.chance_at(state.as_ref(), all_in_value.as_deref(), seating);
                         }
                         let outcome = inverse_cdf(chance.random::<f64>(), state.chance_outcomes());
                         state.apply_action(outcome);
