@@ -3,7 +3,10 @@
 //! An actor holds `n` games. Each step it advances every game through chance
 //! moves, stacks the acting players' information-state tensors, runs one
 //! forward pass, samples each game's action from the legal softmax, and
-//! records the decision. A game that ends becomes a trajectory (its last
+//! records the decision. Where the network scores the game's action groups
+//! ([`NetShape::grouped`]), the softmax is over the legal groups, the
+//! decision records the group, and the action played is one of the
+//! group's, drawn evenly. A game that ends becomes a trajectory (its last
 //! decision carries the returns) and the next takes its place: the next
 //! of its series where the game plays series ([`State::next_episode`],
 //! Daihinmin's UECda matches), else a fresh one. The
@@ -16,7 +19,7 @@ use candle_core::{Device, Result, TensorId};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rnad_games::sampling::inverse_cdf;
-use rnad_games::{Game, State, Turn};
+use rnad_games::{ActionGroup, Game, State, Turn};
 use rnad_net::distinct::distinct_rows;
 use rnad_net::{CellPolicy, LegalCells, NetInput, NetShape, ParamSet, PolicyValueNet};
 use rnad_wire::trajectory::{Decision, Trajectory};
@@ -188,9 +191,11 @@ impl SelfPlay {
         let n = self.slots.len();
         let input = self.shape.input;
         let mut obs = vec![0.0f32; n * input];
-        // Each game's legal actions in increasing order: what its decision
+        // Each game's legal actions in increasing order (its legal action
+        // groups where the network scores groups): what its decision
         // records, and the order sampling walks them in.
         let mut legal_ids: Vec<Vec<u16>> = Vec::with_capacity(n);
+        let mut legal_groups: Vec<Vec<ActionGroup>> = Vec::new();
         let mut players = Vec::with_capacity(n);
         for (i, slot) in self.slots.iter().enumerate() {
             let Turn::Player(player) = slot.state.turn() else {
@@ -199,6 +204,12 @@ impl SelfPlay {
             players.push(player);
             slot.state
                 .network_input(player, &mut obs[i * input..(i + 1) * input]);
+            if self.shape.grouped {
+                let groups = slot.state.legal_groups();
+                legal_ids.push(groups.iter().map(|g| g.id).collect());
+                legal_groups.push(groups);
+                continue;
+            }
             let mut ids: Vec<u16> = slot
                 .state
                 .legal_actions()
@@ -231,7 +242,11 @@ impl SelfPlay {
         for i in 0..n {
             let ids = &legal_ids[i];
             let behaviour = &policy[cells.row(i)];
-            let action = self.sample(ids, behaviour);
+            let choice = self.sample(ids, behaviour);
+            let action = match legal_groups.get(i) {
+                Some(groups) => play_in_group(&mut self.rng, groups, choice),
+                None => choice,
+            };
             let player = players[i];
             let slot = &mut self.slots[i];
             slot.state.apply_action(action);
@@ -239,7 +254,7 @@ impl SelfPlay {
                 obs: &obs[i * input..(i + 1) * input],
                 legal: ids,
                 player: u8::try_from(player).expect("the registry allows at most 10 players"),
-                action: u16::try_from(action)
+                action: u16::try_from(choice)
                     .expect("the registry's games have under 65,536 actions"),
                 behaviour,
                 rewards: &no_rewards,
@@ -306,6 +321,16 @@ impl SelfPlay {
     }
 }
 
+/// One of the actions of the group numbered `id` among `groups`, each as
+/// likely as the others: a group's actions share its probability evenly.
+fn play_in_group(rng: &mut ChaCha8Rng, groups: &[ActionGroup], id: usize) -> usize {
+    let group = groups
+        .iter()
+        .find(|g| usize::from(g.id) == id)
+        .expect("the sampled id is a legal group's");
+    rng.random_range(group.actions.clone())
+}
+
 /// Plays chance's moves, drawn from `rng`, until a player is to move or
 /// the game is over.
 fn skip_chance(rng: &mut ChaCha8Rng, state: &mut dyn State) {
@@ -322,7 +347,8 @@ mod tests {
     use rnad_games::GameSpec;
     use rnad_net::{HeadKind, NetShape, ParamSet, PolicyValueNet, TorsoKind};
 
-    use super::{PolicySnapshot, RngStream, SelfPlay};
+    use super::{play_in_group, PolicySnapshot, RngStream, SelfPlay};
+    use rnad_games::ActionGroup;
 
     /// Games in the same information state share one forward pass: every
     /// recorded behaviour policy is still the network's legal policy of
@@ -330,25 +356,33 @@ mod tests {
     /// forward pass (what the evaluator plays), with the MLP and the
     /// residual torso (Leduc's input holds no card blocks) under either
     /// policy head.
+    /// And where the network scores action groups (a no-limit game whose
+    /// every raise amount is an action), decisions record the legal
+    /// groups, in increasing order, and the policy over them.
     #[test]
     fn behaviour_is_each_steps_own_policy() {
         for torso in [TorsoKind::Mlp, TorsoKind::ResidualMlp] {
             for head in [HeadKind::Dense, HeadKind::Gathered] {
-                behaviour_is_each_steps_own_policy_with(torso, head);
+                behaviour_is_each_steps_own_policy_with("leduc_poker", torso, head, false);
             }
+        }
+        for head in [HeadKind::Dense, HeadKind::Gathered] {
+            let game = rnad_testkit::SMALL_FULL_GAME;
+            behaviour_is_each_steps_own_policy_with(game, TorsoKind::Mlp, head, true);
         }
     }
 
-    fn behaviour_is_each_steps_own_policy_with(torso: TorsoKind, head: HeadKind) {
-        let game = GameSpec::parse("leduc_poker").unwrap().load();
-        let shape = NetShape {
-            input: game.information_state_tensor_size(),
-            torso,
-            hidden: vec![16],
-            actions: game.num_distinct_actions(),
-            head,
-            cards: game.card_layout(),
-        };
+    fn behaviour_is_each_steps_own_policy_with(
+        spec: &str,
+        torso: TorsoKind,
+        head: HeadKind,
+        grouped: bool,
+    ) {
+        let game = GameSpec::parse(spec).unwrap().load();
+        let mut shape = NetShape::for_game(&*game, torso, &[16]).with_head(head);
+        if grouped {
+            shape = shape.with_action_groups(&*game).unwrap();
+        }
         let snapshot = PolicySnapshot {
             version: 3,
             params: ParamSet::init(&shape, 5).unwrap(),
@@ -385,15 +419,16 @@ mod tests {
                 );
                 far_from_uniform += usize::from((b - uniform).abs() > 0.02);
             }
+            assert!(step.legal.windows(2).all(|w| w[0] < w[1]));
+            assert!(step.legal.iter().all(|&a| usize::from(a) < shape.actions));
             let legal_mass: f32 = step.legal.iter().map(|&a| alone[usize::from(a)]).sum();
             assert!((legal_mass - 1.0).abs() < 1e-5);
             distinct.insert(step.obs.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
         }
-        // Leduc's states repeat (its concurrent games do share passes), and
-        // the policy is not uniform (so a row given another's policy would
-        // show).
+        // States repeat (concurrent games do share passes), and the policy
+        // is not uniform (so a row given another's policy would show).
         assert!(
-            distinct.len() * 2 < steps.len(),
+            distinct.len() * 3 < steps.len() * 2,
             "{} of {}",
             distinct.len(),
             steps.len()
@@ -416,6 +451,7 @@ mod tests {
             hidden: vec![8],
             actions: game.num_distinct_actions(),
             head: HeadKind::Gathered,
+            grouped: false,
             cards: game.card_layout(),
         };
         let snapshot = PolicySnapshot {
@@ -445,6 +481,32 @@ mod tests {
         assert_eq!(gifts(&first), 0, "first games have no exchange");
         let second = lockstep.play_fresh(&snapshot, 2).unwrap();
         assert_eq!(gifts(&second), 6, "the second games of both series");
+    }
+
+    /// A group's actions are played evenly, and no other action is.
+    #[test]
+    fn a_group_is_played_by_its_actions_evenly() {
+        let groups = [
+            ActionGroup::alone(1),
+            ActionGroup {
+                id: 4,
+                actions: 10..16,
+            },
+            ActionGroup {
+                id: 5,
+                actions: 16..40,
+            },
+        ];
+        let mut rng = RngStream::of(3).generator();
+        let mut counts = [0u32; 6];
+        for _ in 0..12_000 {
+            let action = play_in_group(&mut rng, &groups, 4);
+            assert!((10..16).contains(&action), "{action}");
+            counts[action - 10] += 1;
+        }
+        // 2,000 expected each; a binomial's standard deviation is 41.
+        assert!(counts.iter().all(|&c| c.abs_diff(2000) < 200), "{counts:?}");
+        assert_eq!(play_in_group(&mut rng, &groups, 1), 1);
     }
 
     #[test]

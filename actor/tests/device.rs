@@ -43,6 +43,7 @@ fn a_gpu_actor_plays_the_cpu_actors_games() {
             hidden,
             actions: game.num_distinct_actions(),
             head: rnad_net::HeadKind::Dense,
+            grouped: false,
             cards: game.card_layout(),
         };
         let actor = || SelfPlay::new(game.clone(), shape.clone(), 64, RngStream::of(1));

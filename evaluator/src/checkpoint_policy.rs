@@ -46,6 +46,11 @@ impl CheckpointPolicies {
         &self.run.config().game
     }
 
+    /// The shape of its networks.
+    pub fn shape(&self) -> &NetShape {
+        self.run.shape()
+    }
+
     /// The learner step it was written at.
     pub fn step(&self) -> u64 {
         self.file.meta.step
@@ -82,7 +87,14 @@ impl CheckpointPolicies {
         let policy = network_policy(tree, inputs, shape, &params)
             .map_err(|source| EvaluatorError::Network { kind, source })?;
         Ok(if kind == PolicyKind::TargetPostprocessed {
-            post_process(tree, &policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION)
+            let choices = inputs.choices(shape);
+            post_process(
+                tree,
+                choices,
+                &policy,
+                POLICY_THRESHOLD,
+                POLICY_DISCRETIZATION,
+            )
         } else {
             policy
         })

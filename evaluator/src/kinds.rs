@@ -114,7 +114,14 @@ impl KindEvaluator {
     }
 
     fn post_processed(&self, policy: &TabularPolicy) -> TabularPolicy {
-        post_process(&self.tree, policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION)
+        let choices = self.inputs.choices(&self.shape);
+        post_process(
+            &self.tree,
+            choices,
+            policy,
+            POLICY_THRESHOLD,
+            POLICY_DISCRETIZATION,
+        )
     }
 
     /// Evaluates every policy kind exactly: one batched forward pass per

@@ -6,7 +6,7 @@
 
 use candle_core::{Device, Tensor};
 use rnad_games::headtohead::sampled::{Player, ValueFunction};
-use rnad_games::{Action, State, Turn};
+use rnad_games::{Action, ActionGroup, State, Turn};
 use rnad_net::{first_nonfinite, legal_policy, NetShape, ParamSet, PolicyValueNet};
 
 use crate::neural::{
@@ -69,34 +69,58 @@ impl NetworkPlayer {
         self.net.forward(&obs)
     }
 
-    /// The legal policy at each of `states` (`legal[i]` at `states[i]`),
-    /// one row of the network's actions each.
-    fn probabilities(
+    /// The policy played at each of `states` over its `legal[i]`
+    /// actions: the network's legal softmax, post-processed and played as
+    /// this player plays. Where the network scores action groups, the
+    /// softmax is over the state's legal groups, post-processing and
+    /// greedy play choose among groups, and each group's probability is
+    /// shared evenly among its actions.
+    fn played(
         &self,
         states: &[&dyn State],
         legal: &[&[Action]],
-    ) -> candle_core::Result<Vec<f32>> {
+    ) -> candle_core::Result<Vec<Vec<f64>>> {
         let actions = self.shape.actions;
         let (logits, _) = self.forward(states, |state| match state.turn() {
             Turn::Player(player) => player,
             _ => panic!("a network is asked to act where no player acts"),
         })?;
+        let groups: Vec<Vec<ActionGroup>> = match self.shape.grouped {
+            true => states.iter().map(|s| s.legal_groups()).collect(),
+            false => Vec::new(),
+        };
         let mut masks = vec![0.0f32; states.len() * actions];
-        for (row, legal) in masks.chunks_mut(actions).zip(legal) {
-            for &a in *legal {
-                row[a] = 1.0;
+        for (i, row) in masks.chunks_mut(actions).enumerate() {
+            match groups.get(i) {
+                Some(groups) => groups.iter().for_each(|g| row[usize::from(g.id)] = 1.0),
+                None => legal[i].iter().for_each(|&a| row[a] = 1.0),
             }
         }
         let masks = Tensor::from_vec(masks, (states.len(), actions), &Device::Cpu)?;
-        legal_policy(&logits, &masks)?
+        let probs = legal_policy(&logits, &masks)?
             .flatten_all()?
-            .to_vec1::<f32>()
+            .to_vec1::<f32>()?;
+        Ok(probs
+            .chunks(actions)
+            .enumerate()
+            .map(|(i, row)| match groups.get(i) {
+                Some(groups) => {
+                    let ids: Vec<usize> = groups.iter().map(|g| usize::from(g.id)).collect();
+                    let mut by_id = vec![0.0; actions];
+                    for (&id, p) in ids.iter().zip(self.choose(row, &ids)) {
+                        by_id[id] = p;
+                    }
+                    ActionGroup::spread(groups, legal[i], |id| by_id[usize::from(id)])
+                }
+                None => self.choose(row, legal[i]),
+            })
+            .collect())
     }
 
-    /// Each row of `probs` at its `legal` actions, post-processed and
-    /// played as this player plays.
-    fn played(&self, row: &[f32], legal: &[Action]) -> Vec<f64> {
-        let mut policy: Vec<f64> = legal.iter().map(|&a| f64::from(row[a])).collect();
+    /// `row`'s probabilities of `choices` (its legal actions or groups),
+    /// post-processed and made greedy as this player plays.
+    fn choose(&self, row: &[f32], choices: &[usize]) -> Vec<f64> {
+        let mut policy: Vec<f64> = choices.iter().map(|&a| f64::from(row[a])).collect();
         if self.post_process {
             post_process_row(&mut policy, POLICY_THRESHOLD, POLICY_DISCRETIZATION);
         }
@@ -147,25 +171,14 @@ impl Player for NetworkPlayer {
     }
 
     fn policies(&mut self, states: &[&dyn State], legal: &[Action]) -> Vec<Vec<f64>> {
-        let probs = self
-            .probabilities(states, &vec![legal; states.len()])
-            .expect("a finite network's forward pass on the CPU");
-        probs
-            .chunks(self.shape.actions)
-            .map(|row| self.played(row, legal))
-            .collect()
+        self.played(states, &vec![legal; states.len()])
+            .expect("a finite network's forward pass on the CPU")
     }
 
     fn policies_each(&mut self, states: &[&dyn State], legal: &[Vec<Action>]) -> Vec<Vec<f64>> {
         let rows: Vec<&[Action]> = legal.iter().map(Vec::as_slice).collect();
-        let probs = self
-            .probabilities(states, &rows)
-            .expect("a finite network's forward pass on the CPU");
-        probs
-            .chunks(self.shape.actions)
-            .zip(&rows)
-            .map(|(row, legal)| self.played(row, legal))
-            .collect()
+        self.played(states, &rows)
+            .expect("a finite network's forward pass on the CPU")
     }
 }
 
@@ -173,7 +186,7 @@ impl Player for NetworkPlayer {
 mod tests {
     use super::*;
     use rnad_games::GameSpec;
-    use rnad_net::TorsoKind;
+    use rnad_net::{PolicyValueNet, TorsoKind};
 
     /// Leduc and the shape of a small dense MLP for it.
     fn leduc_network() -> (std::sync::Arc<dyn rnad_games::Game>, NetShape) {
@@ -184,6 +197,7 @@ mod tests {
             hidden: vec![16],
             actions: game.num_distinct_actions(),
             head: rnad_net::HeadKind::Dense,
+            grouped: false,
             cards: None,
         };
         (game, shape)
@@ -265,6 +279,70 @@ mod tests {
         assert_eq!(pure, expected);
     }
 
+    /// A network that scores action groups, on a no-limit game whose
+    /// every raise amount is an action: at every information state the
+    /// player and the tabulated network (two ways of spreading) agree,
+    /// each group's actions share its probability evenly, and the groups'
+    /// probabilities are the network's softmax over the legal groups.
+    #[test]
+    fn a_grouped_network_shares_each_groups_probability_evenly() {
+        let game = rnad_testkit::SMALL_FULL_GAME
+            .parse::<GameSpec>()
+            .unwrap()
+            .load();
+        let shape = NetShape::for_game(&*game, TorsoKind::Mlp, &[16])
+            .with_action_groups(&*game)
+            .unwrap();
+        assert_eq!((shape.actions, game.num_distinct_actions()), (13, 11));
+        let params = ParamSet::init(&shape, 3).unwrap();
+        let mut player = NetworkPlayer::new(&shape, &params, false).unwrap();
+        let tree = rnad_games::public_tree::PublicTree::build(game.clone()).unwrap();
+        let inputs = crate::neural::NetworkInputs::new(&tree);
+        let table = crate::neural::network_policy(&tree, &inputs, &shape, &params).unwrap();
+        let net = PolicyValueNet::new(&shape, params.tensors()).unwrap();
+        let (mut states, mut shared) = (0, 0);
+        for (decision, hand) in tree.info_states() {
+            let state = tree.representative_state(decision, hand);
+            let Turn::Player(seat) = state.turn() else {
+                panic!("an information state where no one acts")
+            };
+            let legal = state.legal_actions();
+            let played = player.policy(state.as_ref(), &legal);
+            let tabulated = &table.probs()[decision.slots(hand)];
+            for (p, t) in played.iter().zip(tabulated) {
+                assert!((p - t).abs() < 1e-6, "{played:?} against {tabulated:?}");
+            }
+            let mut obs = vec![0.0f32; shape.input];
+            state.network_input(seat, &mut obs);
+            let groups = state.legal_groups();
+            let mut mask = vec![0.0f32; shape.actions];
+            groups.iter().for_each(|g| mask[usize::from(g.id)] = 1.0);
+            let row =
+                |v: Vec<f32>| Tensor::from_vec(v.clone(), (1, v.len()), &Device::Cpu).unwrap();
+            let softmax = net
+                .policy(&row(obs), &row(mask))
+                .unwrap()
+                .flatten_all()
+                .unwrap();
+            let softmax = softmax.to_vec1::<f32>().unwrap();
+            let mut at = 0;
+            for g in &groups {
+                let share = f64::from(softmax[usize::from(g.id)]) / g.actions.len() as f64;
+                for p in &played[at..at + g.actions.len()] {
+                    assert!((p - share).abs() < 1e-6, "{g:?}: {played:?}");
+                }
+                at += g.actions.len();
+                shared += usize::from(g.actions.len() > 1);
+            }
+            assert_eq!(at, legal.len());
+            states += 1;
+        }
+        assert!(
+            states > 100 && shared > 100,
+            "{states} states, {shared} shared groups"
+        );
+    }
+
     #[test]
     fn parameters_that_are_not_finite_are_refused() {
         let shape = NetShape {
@@ -273,6 +351,7 @@ mod tests {
             hidden: vec![3],
             actions: 2,
             head: rnad_net::HeadKind::Dense,
+            grouped: false,
             cards: None,
         };
         let params = ParamSet::init(&shape, 0).unwrap();

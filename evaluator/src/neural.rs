@@ -6,6 +6,7 @@
 use candle_core::{Device, Tensor};
 use rnad_games::policy::TabularPolicy;
 use rnad_games::public_tree::PublicTree;
+use rnad_games::ActionGroup;
 use rnad_net::{first_nonfinite, NetShape, ParamSet, PolicyValueNet};
 
 use rnad_games::cfr::normalise_or_uniform;
@@ -50,6 +51,10 @@ pub struct NetworkInputs {
     obs: Vec<f32>,
     /// Legal-action masks, row-major.
     legal: Vec<f32>,
+    /// Where the game groups its actions, each decision's legal groups
+    /// (the same for every hand: they follow the public betting) and the
+    /// rows' masks over groups, for networks that score groups.
+    groups: Option<(Vec<Vec<ActionGroup>>, Vec<f32>)>,
 }
 
 impl NetworkInputs {
@@ -64,10 +69,18 @@ impl NetworkInputs {
             rows: Vec::with_capacity(tree.num_info_states()),
             obs: Vec::with_capacity(tree.num_info_states() * size),
             legal: Vec::with_capacity(tree.num_info_states() * actions),
+            groups: game.num_action_groups().map(|_| (Vec::new(), Vec::new())),
         };
         let mut tensor = vec![0.0f32; size];
         for (d, decision) in tree.decisions().iter().enumerate() {
-            for hand in (0..tree.num_hands()).filter(|&h| tree.is_possible(decision, h)) {
+            let hands = (0..tree.num_hands()).filter(|&h| tree.is_possible(decision, h));
+            if let Some((groups, _)) = &mut inputs.groups {
+                let first = hands.clone().next();
+                groups.push(first.map_or_else(Vec::new, |hand| {
+                    tree.representative_state(decision, hand).legal_groups()
+                }));
+            }
+            for hand in hands {
                 tree.network_input(decision, hand, &mut tensor);
                 inputs.obs.extend_from_slice(&tensor);
                 let mut mask = vec![0.0f32; actions];
@@ -75,16 +88,51 @@ impl NetworkInputs {
                     mask[a] = 1.0;
                 }
                 inputs.legal.extend_from_slice(&mask);
+                if let (Some((groups, masks)), Some(count)) =
+                    (&mut inputs.groups, game.num_action_groups())
+                {
+                    let mut mask = vec![0.0f32; count];
+                    groups[d].iter().for_each(|g| mask[usize::from(g.id)] = 1.0);
+                    masks.extend_from_slice(&mask);
+                }
                 inputs.rows.push((d, hand));
             }
         }
         inputs
     }
+
+    /// What networks of `shape` choose among at each decision.
+    pub fn choices(&self, shape: &NetShape) -> Choices<'_> {
+        let groups = shape.grouped.then(|| match &self.groups {
+            Some((groups, _)) => groups.as_slice(),
+            None => panic!("a network that scores action groups on a game without them"),
+        });
+        Choices { groups }
+    }
+}
+
+/// What a network's policy chooses among at each decision of a tree: the
+/// legal actions, or where the network scores action groups, the legal
+/// groups, each group's probability shared evenly among its actions.
+/// Post-processing and greedy play act on these.
+#[derive(Clone, Copy, Debug)]
+pub struct Choices<'a> {
+    /// Each decision's legal groups (none where no hand reaches it).
+    groups: Option<&'a [Vec<ActionGroup>]>,
+}
+
+impl Choices<'_> {
+    /// Among the legal actions: every policy that is not a grouped
+    /// network's.
+    pub fn actions() -> Choices<'static> {
+        Choices { groups: None }
+    }
 }
 
 /// The network's legal policy at every information state of `tree`
-/// (renormalised in f64; the network computes in f32); refused where any
-/// probability is not finite.
+/// (renormalised in f64; the network computes in f32; a network that
+/// scores action groups shares each group's probability evenly among its
+/// actions); refused where any probability is not finite.
 pub fn network_policy(
     tree: &PublicTree,
     inputs: &NetworkInputs,
@@ -100,8 +148,13 @@ pub fn network_policy(
     let params = params.to_device(&Device::Cpu)?;
     let rows = inputs.rows.len();
     let device = Device::Cpu;
+    let groups = inputs.choices(shape).groups;
+    let mask = match (&inputs.groups, groups) {
+        (Some((_, masks)), Some(_)) => masks,
+        _ => &inputs.legal,
+    };
     let obs = Tensor::from_slice(&inputs.obs, (rows, shape.input), &device)?;
-    let legal = Tensor::from_slice(&inputs.legal, (rows, shape.actions), &device)?;
+    let legal = Tensor::from_slice(mask, (rows, shape.actions), &device)?;
     let probs = PolicyValueNet::new(shape, params.tensors())?.policy(&obs, &legal)?;
     let probs = probs.flatten_all()?.to_vec1::<f32>()?;
     let states = probs
@@ -118,8 +171,19 @@ pub fn network_policy(
     for (row, &(d, hand)) in inputs.rows.iter().enumerate() {
         let decision = &tree.decisions()[d];
         let slots = decision.slots(hand);
-        for (slot, &a) in slots.clone().zip(&decision.legal_actions) {
-            policy[slot] = f64::from(probs[row * shape.actions + a]);
+        let probs = &probs[row * shape.actions..(row + 1) * shape.actions];
+        match groups {
+            Some(groups) => {
+                let spread = ActionGroup::spread(&groups[d], &decision.legal_actions, |id| {
+                    f64::from(probs[usize::from(id)])
+                });
+                policy[slots.clone()].copy_from_slice(&spread);
+            }
+            None => {
+                for (slot, &a) in slots.clone().zip(&decision.legal_actions) {
+                    policy[slot] = f64::from(probs[a]);
+                }
+            }
         }
         normalise_or_uniform(&mut policy[slots]);
     }
@@ -127,33 +191,57 @@ pub fn network_policy(
 }
 
 /// The reference post-processing: zero the probabilities below
-/// `threshold` and renormalise, then give each action, most likely first,
-/// `min(⌈p·n⌉, units left)` of `n` units.
+/// `threshold` and renormalise, then give each action (each group, where
+/// `choices` are groups), most likely first, `min(⌈p·n⌉, units left)` of
+/// `n` units.
 pub fn post_process(
     tree: &PublicTree,
+    choices: Choices,
     policy: &TabularPolicy,
     threshold: f64,
     n: u32,
 ) -> TabularPolicy {
-    each_row(tree, policy, |row| post_process_row(row, threshold, n))
+    each_row(tree, choices, policy, |row| {
+        post_process_row(row, threshold, n)
+    })
 }
 
 /// `policy` played greedily: every row's mass on its most probable action
-/// (the first of equals), a pure policy.
-pub fn greedy(tree: &PublicTree, policy: &TabularPolicy) -> TabularPolicy {
-    each_row(tree, policy, greedy_row)
+/// (group, where `choices` are groups; the first of equals).
+pub fn greedy(tree: &PublicTree, choices: Choices, policy: &TabularPolicy) -> TabularPolicy {
+    each_row(tree, choices, policy, greedy_row)
 }
 
-/// `policy` with `change` applied to its row at every decision and hand.
+/// `policy` with `change` applied to its row at every decision and hand:
+/// to the legal actions' probabilities, or where `choices` are groups, to
+/// the groups' (then shared evenly among their actions again).
 fn each_row(
     tree: &PublicTree,
+    choices: Choices,
     policy: &TabularPolicy,
     mut change: impl FnMut(&mut [f64]),
 ) -> TabularPolicy {
     let mut probs = policy.probs().to_vec();
-    for decision in tree.decisions() {
+    for (d, decision) in tree.decisions().iter().enumerate() {
         for hand in 0..tree.num_hands() {
-            change(&mut probs[decision.slots(hand)]);
+            let row = &mut probs[decision.slots(hand)];
+            let Some(groups) = choices.groups.map(|groups| &groups[d]) else {
+                change(row);
+                continue;
+            };
+            let mut masses = Vec::with_capacity(groups.len());
+            let mut at = 0;
+            for g in groups {
+                masses.push(row[at..at + g.actions.len()].iter().sum());
+                at += g.actions.len();
+            }
+            change(&mut masses);
+            let mut at = 0;
+            for (g, mass) in groups.iter().zip(masses) {
+                let n = g.actions.len();
+                row[at..at + n].fill(mass / n as f64);
+                at += n;
+            }
         }
     }
     TabularPolicy::from_slots(tree, probs).expect("same length")

@@ -203,27 +203,27 @@ impl<'t> Tabulator<'t> {
                 )))
             }
             PlayerSpec::Policy(path) => Ok(read_policy_file(tree, path)?),
-            PlayerSpec::Checkpoint { path, kind, greedy } => {
-                let policy = self.checkpoint(path, *kind)?;
-                Ok(if *greedy {
-                    crate::neural::greedy(tree, &policy)
-                } else {
-                    policy
-                })
-            }
+            PlayerSpec::Checkpoint { path, kind, greedy } => self.checkpoint(path, *kind, *greedy),
             PlayerSpec::Reduced(path) => reduced_from_file(tree, path),
         }
     }
 
+    /// A checkpoint's policy of `kind`, played greedily with `greedy`
+    /// (among groups where its network scores groups).
     fn checkpoint(
         &mut self,
         path: &Path,
         kind: PolicyKind,
+        greedy: bool,
     ) -> Result<TabularPolicy, EvaluatorError> {
         let tree = self.tree;
         let checkpoint = CheckpointPolicies::read(path)?;
         let inputs = self.inputs.get_or_insert_with(|| NetworkInputs::new(tree));
-        checkpoint.policy(tree, inputs, kind)
+        let policy = checkpoint.policy(tree, inputs, kind)?;
+        Ok(match greedy {
+            true => crate::neural::greedy(tree, inputs.choices(checkpoint.shape()), &policy),
+            false => policy,
+        })
     }
 }
 

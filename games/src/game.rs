@@ -152,6 +152,58 @@ pub trait Game: Send + Sync + fmt::Debug {
     fn card_layout(&self) -> Option<CardLayout> {
         None
     }
+    /// How many action groups [`State::legal_groups`] numbers, where the
+    /// game groups its actions for policies that score groups instead of
+    /// actions (`None`: it does not; every action is its own group).
+    fn num_action_groups(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Consecutive legal actions that a grouped policy scores as one: it gives
+/// the group a probability and shares it evenly among the group's actions.
+/// Where a state has thousands of legal actions that differ in degree (a
+/// no-limit bet of every size), a policy over a dozen groups costs what a
+/// dozen actions cost and still plays every action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActionGroup {
+    /// The group's number, below [`Game::num_action_groups`].
+    pub id: u16,
+    /// Its legal actions.
+    pub actions: std::ops::Range<Action>,
+}
+
+impl ActionGroup {
+    /// The probability of each of `legal` (in increasing order, every one
+    /// in one of `groups`) under a policy that gives group `id`
+    /// probability `of_group(id)` and shares it evenly among the group's
+    /// actions.
+    pub fn spread(
+        groups: &[ActionGroup],
+        legal: &[Action],
+        of_group: impl Fn(u16) -> f64,
+    ) -> Vec<f64> {
+        let mut groups = groups.iter().peekable();
+        legal
+            .iter()
+            .map(|&a| {
+                while groups.next_if(|g| g.actions.end <= a).is_some() {}
+                let g = groups
+                    .peek()
+                    .filter(|g| g.actions.contains(&a))
+                    .unwrap_or_else(|| panic!("action {a} is in none of the groups"));
+                of_group(g.id) / g.actions.len() as f64
+            })
+            .collect()
+    }
+
+    /// `action` as a group of its own, numbered by itself.
+    pub fn alone(action: Action) -> ActionGroup {
+        ActionGroup {
+            id: u16::try_from(action).expect("the registry's games have under 65,536 actions"),
+            actions: action..action + 1,
+        }
+    }
 }
 
 /// Cards in a network input: blocks of one-hot entries, one per card of
@@ -174,6 +226,16 @@ pub trait State: Send + fmt::Debug {
     /// Legal player actions in increasing order (empty at chance and terminal
     /// states).
     fn legal_actions(&self) -> Vec<Action>;
+    /// The legal actions as [`ActionGroup`]s in increasing order (of ids
+    /// and of actions; together exactly [`State::legal_actions`]), where
+    /// the game groups its actions ([`Game::num_action_groups`]); elsewhere
+    /// each legal action alone, numbered by itself.
+    fn legal_groups(&self) -> Vec<ActionGroup> {
+        self.legal_actions()
+            .into_iter()
+            .map(ActionGroup::alone)
+            .collect()
+    }
     /// Chance outcomes with their probabilities (empty unless [`Turn::Chance`]).
     fn chance_outcomes(&self) -> Vec<(Action, f64)>;
     /// Every move that can come next: the chance outcomes (without their
@@ -232,6 +294,45 @@ impl Clone for Box<dyn State> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Worked by hand: groups {0}, {2, 3, 4} and {7, 8} at probabilities
+    /// 0.4, 0.3 and 0.3; legal actions asked in part.
+    #[test]
+    fn a_groups_probability_is_shared_evenly_among_its_actions() {
+        let groups = [
+            ActionGroup {
+                id: 0,
+                actions: 0..1,
+            },
+            ActionGroup {
+                id: 1,
+                actions: 2..5,
+            },
+            ActionGroup {
+                id: 5,
+                actions: 7..9,
+            },
+        ];
+        let of_group = |id: u16| match id {
+            0 => 0.4,
+            1 => 0.3,
+            _ => 0.3,
+        };
+        let close = |got: Vec<f64>, want: &[f64]| {
+            assert_eq!(got.len(), want.len());
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-12, "{got:?} against {want:?}");
+            }
+        };
+        close(
+            ActionGroup::spread(&groups, &[0, 2, 3, 4, 7, 8], of_group),
+            &[0.4, 0.1, 0.1, 0.1, 0.15, 0.15],
+        );
+        close(
+            ActionGroup::spread(&groups, &[3, 8], of_group),
+            &[0.1, 0.15],
+        );
+    }
 
     #[test]
     fn showdown_payoffs_split_the_pot_among_the_strongest_contenders() {

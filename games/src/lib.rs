@@ -38,7 +38,7 @@ pub mod sampling;
 pub mod terminal;
 
 pub use daihinmin::Daihinmin;
-pub use game::{Action, CardLayout, Game, Hands, Payoff, State, Turn};
+pub use game::{Action, ActionGroup, CardLayout, Game, Hands, Payoff, State, Turn};
 pub use kuhn::KuhnPoker;
 pub use leduc::LeducPoker;
 pub use liars_dice::LiarsDice;

@@ -130,7 +130,7 @@ impl Hub {
             incarnation: RwLock::new(Incarnation::new(initial.version)),
             dims: Dims {
                 obs: game.information_state_tensor_size(),
-                actions: game.num_distinct_actions(),
+                actions: run.shape().actions,
                 players: game.num_players(),
                 max_len: run.trajectory_max(),
             },

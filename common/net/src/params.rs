@@ -148,6 +148,7 @@ mod tests {
             hidden: vec![8, 6],
             actions: 3,
             head: crate::HeadKind::Dense,
+            grouped: false,
             cards: None,
         };
         let params = ParamSet::init(&shape, 7).unwrap();

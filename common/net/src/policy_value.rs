@@ -28,11 +28,16 @@ pub struct NetShape {
     pub torso: TorsoKind,
     /// The torso's widths ([`TorsoKind`] says how each kind reads them).
     pub hidden: Vec<usize>,
-    /// Distinct actions (policy logits).
+    /// Policy logits: one for each of the game's distinct actions, or
+    /// where `grouped`, for each of its action groups.
     pub actions: usize,
     /// How the policy head computes them (the parameters are the same
     /// either way).
     pub head: HeadKind,
+    /// Whether the policy scores the game's action groups
+    /// ([`rnad_games::Game::num_action_groups`]) and shares each group's
+    /// probability evenly among its actions, instead of scoring actions.
+    pub grouped: bool,
     /// Where the input holds cards, if it does (the card torso reads them).
     pub cards: Option<CardLayout>,
 }
@@ -47,6 +52,7 @@ impl NetShape {
             hidden: hidden.to_vec(),
             actions: game.num_distinct_actions(),
             head: HeadKind::Dense,
+            grouped: false,
             cards: game.card_layout(),
         }
     }
@@ -54,6 +60,16 @@ impl NetShape {
     /// The same network under the `head` policy head.
     pub fn with_head(self, head: HeadKind) -> NetShape {
         NetShape { head, ..self }
+    }
+
+    /// The same network scoring `game`'s action groups instead of its
+    /// actions; `None` where the game does not group its actions.
+    pub fn with_action_groups(self, game: &dyn Game) -> Option<NetShape> {
+        Some(NetShape {
+            actions: game.num_action_groups()?,
+            grouped: true,
+            ..self
+        })
     }
 
     /// Names and shapes of every parameter tensor, in [`super::ParamSet`]

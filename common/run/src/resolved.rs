@@ -36,8 +36,17 @@ impl ResolvedRun {
             });
         }
         let network = &config.network;
-        let shape =
+        let mut shape =
             NetShape::for_game(&*game, network.torso, &network.hidden).with_head(network.head);
+        if network.action_groups {
+            shape = shape.with_action_groups(&*game).ok_or_else(|| ConfigError::Invalid {
+                key: "network.action_groups".into(),
+                message: format!(
+                    "{} does not group its actions (universal_poker's no-limit fullgame does): set it to false",
+                    config.game
+                ),
+            })?;
+        }
         Ok(ResolvedRun {
             config,
             game,
@@ -56,7 +65,7 @@ impl ResolvedRun {
     }
 
     /// The network's shape: the configured torso around the game's input
-    /// and actions.
+    /// and actions (or action groups).
     pub fn shape(&self) -> &NetShape {
         &self.shape
     }

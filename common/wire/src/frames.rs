@@ -58,11 +58,13 @@ fn floats(n: usize) -> usize {
 /// columns of the game's longest game, player (a byte per decision),
 /// action (two), obs (as floats, with its tag byte), legal counts (two), and with every action legal at
 /// every decision their ids (two bytes each) and behaviour probabilities,
-/// then rewards. Real games send far less: only what is legal.
+/// then rewards. Real games send far less: only what is legal. (A decision's
+/// actions are the network's: the game's action groups where it scores
+/// groups.)
 pub(crate) fn largest_trajectory(run: &ResolvedRun) -> usize {
     let game = run.game();
     let n = run.trajectory_max();
-    let actions = game.num_distinct_actions();
+    let actions = run.shape().actions;
     VARINT_U64
         + packed(n)
         + packed(2 * n)

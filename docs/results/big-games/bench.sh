@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The big games' benchmark, before and after a change, in one run on one
 # machine: for Leduc (the reference settings), hold'em (`holdem` with the
-# MLP and with the card torso, and `fullgame`: every raise size an action)
+# MLP and with the card torso, and `fullgame`: every raise size an action,
+# scored one by one or, where the later build groups them, in groups)
 # and Daihinmin, `rnad-learner bench` (learner steps/s and decisions/s, one
 # actor's decisions/s, the whole local run's, wire bytes a decision where
 # the build reports them) and the resident memory of a one-minute local
@@ -26,6 +27,7 @@ cases=(
     "holdem-mlp|configs/holdem.toml||"
     "holdem-card|configs/holdem-card.toml||"
     "fullgame-mlp|configs/holdem.toml|game=$fullgame|"
+    "fullgame-groups|configs/holdem.toml|game=$fullgame|network.action_groups=true"
     "daihinmin|configs/daihinmin.toml||"
 )
 mkdir -p "$out"

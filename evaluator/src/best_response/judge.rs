@@ -195,7 +195,7 @@ fn judge_exactly(
         .collect();
     let value_of =
         |played: TabularPolicy| expected_returns(tree, &[frozen.clone(), played], &seating)[seat];
-    let greedy_value = value_of(greedy(tree, &network));
+    let greedy_value = value_of(greedy(tree, inputs.choices(&learned.shape), &network));
     let trained_value = value_of(network);
     let (learned_value, played) = if greedy_value >= trained_value {
         (greedy_value, Played::Greedy)

@@ -279,6 +279,7 @@ fn neural_timing(spec: &GameSpec, budget: Duration) -> Result<NeuralFigures, Eva
         hidden: NEURAL_HIDDEN.to_vec(),
         actions: game.num_distinct_actions(),
         head: rnad_net::HeadKind::Dense,
+        grouped: false,
         cards: game.card_layout(),
     };
     let players = game.num_players();

@@ -25,6 +25,7 @@
 
 pub mod acpc_log;
 pub(crate) mod betting;
+mod groups;
 mod params;
 pub mod ranking;
 mod state;
@@ -107,6 +108,13 @@ impl Game for UniversalPoker {
 
     fn is_zero_sum(&self) -> bool {
         true
+    }
+
+    /// No-limit betting under `fullgame` groups its raises
+    /// (`groups.rs`): thousands of amounts in a dozen groups.
+    fn num_action_groups(&self) -> Option<usize> {
+        (self.rules.abstraction == Abstraction::FullGame && !self.rules.limit)
+            .then_some(groups::GROUPS)
     }
 
     /// One card a player when each holds one hole card and every stack is

@@ -7,8 +7,9 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use super::betting::{Bet, Betting};
+use super::groups::full_game_groups;
 use super::params::{Abstraction, Rules, MAX_BOARD_CARDS, MAX_PLAYERS};
-use crate::{Action, Payoff, State, Turn};
+use crate::{Action, ActionGroup, Payoff, State, Turn};
 
 const FOLD: Action = 0;
 const CALL: Action = 1;
@@ -240,6 +241,25 @@ impl UniversalPokerState {
     }
 }
 
+impl UniversalPokerState {
+    /// Whether a player to act may take `action`, without listing the
+    /// full game's thousands of raise amounts.
+    fn is_legal(&self, action: Action) -> bool {
+        let rules = &self.rules;
+        if rules.abstraction != Abstraction::FullGame || rules.limit {
+            return self.legal_actions().contains(&action);
+        }
+        match action {
+            FOLD => self.betting.can_fold(rules),
+            CALL => true,
+            _ => self
+                .betting
+                .raise_range(rules)
+                .is_some_and(|(least, most)| (least..=most).contains(&(action as i64))),
+        }
+    }
+}
+
 impl State for UniversalPokerState {
     fn turn(&self) -> Turn {
         let rules = &self.rules;
@@ -289,6 +309,26 @@ impl State for UniversalPokerState {
         legal
     }
 
+    fn legal_groups(&self) -> Vec<ActionGroup> {
+        let rules = &self.rules;
+        if rules.abstraction != Abstraction::FullGame || rules.limit {
+            return self
+                .legal_actions()
+                .into_iter()
+                .map(ActionGroup::alone)
+                .collect();
+        }
+        if !matches!(self.turn(), Turn::Player(_)) {
+            return Vec::new();
+        }
+        full_game_groups(
+            &self.betting,
+            rules,
+            self.betting.can_fold(rules),
+            self.betting.raise_range(rules),
+        )
+    }
+
     fn chance_outcomes(&self) -> Vec<(Action, f64)> {
         if self.turn() != Turn::Chance {
             return Vec::new();
@@ -326,10 +366,7 @@ impl State for UniversalPokerState {
                 });
             }
             Turn::Player(_) => {
-                assert!(
-                    self.legal_actions().contains(&action),
-                    "action {action} is not legal here"
-                );
+                assert!(self.is_legal(action), "action {action} is not legal here");
                 let (bet, mut record) = self.bet_of(action);
                 // OpenSpiel turns a raise of every player's most possible
                 // commitment into a call.

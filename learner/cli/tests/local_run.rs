@@ -204,6 +204,41 @@ fn the_card_torso_trains_the_default_universal_poker() {
     assert!(target < 200.0, "target NashConv after 3000 steps: {last:?}");
 }
 
+/// A network that scores action groups trains a no-limit game whose every
+/// raise amount is an action (`SMALL_FULL_GAME`: 11 actions, raises to 4
+/// through 10 chips, in groups of one or several amounts): the exact
+/// NashConv of its target, each
+/// group's probability shared evenly among its amounts, falls from the
+/// nearly uniform start's to below half of it, and the post-processed
+/// target (thresholds applied to groups, not to single amounts) stays
+/// close to the target.
+#[test]
+fn a_network_over_action_groups_trains_a_no_limit_game_of_every_amount() {
+    let dir = scratch("grouped_full_game");
+    let mut config = kuhn_config(&dir);
+    config.game = rnad_testkit::SMALL_FULL_GAME.parse().unwrap();
+    config.network.action_groups = true;
+    config.rnad.reward_scale = 0.05;
+    config.evaluation.interval_steps = GROUPED_STEPS;
+    run(&config, GROUPED_STEPS).unwrap();
+    let entries = history(&dir);
+    let first = entries[0].nash_conv.as_ref().unwrap();
+    let last = entries.last().unwrap();
+    assert_eq!(last.learner_step, GROUPED_STEPS);
+    let nash_conv = last.nash_conv.as_ref().unwrap();
+    assert!(
+        nash_conv.target < 0.5 * first.target,
+        "from {first:?} to {nash_conv:?}"
+    );
+    assert!(
+        nash_conv.target_postprocessed < 1.5 * nash_conv.target,
+        "{nash_conv:?}"
+    );
+}
+
+/// Steps of the grouped run.
+const GROUPED_STEPS: u64 = 2000;
+
 /// For each torso Kuhn's input allows (mlp, residual_mlp): its checkpoints
 /// carry the whole learner across a restart.
 #[test]

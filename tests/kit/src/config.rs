@@ -9,6 +9,14 @@ use rnad_run::ResolvedRun;
 
 use crate::workspace;
 
+/// A no-limit game small enough for a public tree whose every raise amount
+/// is an action (`fullgame`), so that its raises fall into action groups
+/// of one and of several amounts: one hole card each from six cards, a
+/// board card, blinds 2/1 (the small blind first), stacks of 10 chips.
+pub const SMALL_FULL_GAME: &str = "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,\
+blind=2 1,firstPlayer=2 1,numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10,\
+bettingAbstraction=fullgame)";
+
 /// A config under construction for a test.
 #[derive(Clone, Debug)]
 pub struct TestConfig {

@@ -17,7 +17,7 @@ mod ports;
 mod process;
 mod wait;
 
-pub use config::TestConfig;
+pub use config::{TestConfig, SMALL_FULL_GAME};
 pub use dirs::{bin_dir, openspiel_fixture, scratch, workspace};
 pub use logs::{games_before_stop, history, stopped_at};
 pub use metrics::{labelled, sample, sample_names, scrape};

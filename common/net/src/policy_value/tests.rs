@@ -48,6 +48,7 @@ fn shape(torso: TorsoKind, hidden: Vec<usize>) -> NetShape {
         hidden,
         actions: 7,
         head: crate::HeadKind::Dense,
+        grouped: false,
         cards: None,
     }
 }
@@ -243,6 +244,7 @@ fn card_shape(hidden: Vec<usize>) -> NetShape {
         hidden,
         actions: 3,
         head: crate::HeadKind::Dense,
+        grouped: false,
         cards: Some(CardLayout {
             suits: 2,
             ranks: 3,

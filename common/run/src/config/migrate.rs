@@ -12,13 +12,14 @@ use super::ConfigError;
 type AddedKey = (&'static str, &'static str, fn() -> Value);
 
 /// Keys added after the first configs were written, with the value that
-/// keeps an older file's meaning (the MLP torso and dense head, eta in reward units, and
+/// keeps an older file's meaning (the MLP torso, dense head and no action groups, eta in reward units, and
 /// each other is "off": no late batch, no decay, no weight decay, returns
 /// unscaled, exact evaluation without an average, no local best
 /// response), and the divergence guard's defaults.
 const ADDED: &[AddedKey] = &[
     ("network", "torso", || Value::String("mlp".into())),
     ("network", "head", || Value::String("dense".into())),
+    ("network", "action_groups", || Value::Boolean(false)),
     ("actors", "threads", || Value::Integer(1)),
     ("rnad", "late_batch_start_step", || Value::Integer(0)),
     ("rnad", "late_batch_size", || Value::Integer(0)),

@@ -65,6 +65,13 @@ config_section! {
         /// and a handful legal, such as Daihinmin). The parameters are the
         /// same, so a run may resume under the other head.
         head: rnad_net::HeadKind => values: "dense or gathered", check: any, resume: Operational;
+        /// Whether the policy scores the game's action groups instead of
+        /// its actions, sharing a group's probability evenly among its
+        /// actions: for games whose actions differ in degree by the
+        /// thousand (universal_poker's fullgame: raise sizes in a dozen
+        /// bands of the pot), so that a decision costs what a dozen
+        /// actions cost. Refused where the game has no groups.
+        action_groups: bool => values: "true or false", check: any, resume: Experiment;
     }
 }
 

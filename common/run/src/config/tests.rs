@@ -23,11 +23,32 @@ fn shipped_configs_are_valid() {
         include_str!("../../../../configs/kuhn-3p.toml"),
         include_str!("../../../../configs/leduc-3p.toml"),
         include_str!("../../../../configs/liars_dice.toml"),
+        include_str!("../../../../configs/holdem.toml"),
+        include_str!("../../../../configs/holdem-card.toml"),
+        include_str!("../../../../configs/holdem-fullgame.toml"),
+        include_str!("../../../../configs/daihinmin.toml"),
     ] {
         let config = Config::from_toml(text, "shipped").unwrap();
         let again = Config::from_toml(&config.to_toml(), "round trip").unwrap();
         assert_eq!(again, config);
     }
+}
+
+/// With `network.action_groups` the network scores hold'em fullgame's
+/// 13 groups, not its 5,001 actions (a raise to every amount up to the
+/// 5,000-chip stack, fold and call); a game without groups refuses the
+/// key (`out_of_range_values_are_refused_by_name`).
+#[test]
+fn action_groups_make_the_network_score_the_games_groups() {
+    let text = include_str!("../../../../configs/holdem-fullgame.toml");
+    let run = ResolvedRun::new(Config::from_toml(text, "fullgame").unwrap()).unwrap();
+    assert_eq!(run.game().num_distinct_actions(), 5001);
+    assert!(run.shape().grouped);
+    assert_eq!(run.shape().actions, 13);
+    let every = text.replace("action_groups = true", "action_groups = false");
+    let run = ResolvedRun::new(Config::from_toml(&every, "fullgame").unwrap()).unwrap();
+    assert!(!run.shape().grouped);
+    assert_eq!(run.shape().actions, 5001);
 }
 
 #[test]
@@ -316,6 +337,12 @@ fn out_of_range_values_are_refused_by_name() {
         ),
         // Kuhn's input holds no card blocks for the card torso to read.
         ("torso = \"mlp\"", "torso = \"card_conv\"", "network.torso"),
+        // Nor does it group its actions.
+        (
+            "torso = \"mlp\"",
+            "torso = \"mlp\"\naction_groups = true",
+            "network.action_groups",
+        ),
         ("count = 2", "count = 0", "actors.count"),
         ("lockstep = false", "lockstep = true", "actors.count"),
         ("keep = 3", "keep = 0", "checkpoint.keep"),
