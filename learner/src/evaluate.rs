@@ -17,8 +17,10 @@ pub type EvaluateError = Box<dyn std::error::Error + Send + Sync>;
 /// What one evaluation produced.
 #[derive(Clone, Debug)]
 pub struct Evaluated {
-    /// The history line.
-    pub entry: HistoryEntry,
+    /// The history line; none where the evaluation judges nothing of its
+    /// own (mode best_response: its results go to `best_response.jsonl`
+    /// as they finish).
+    pub entry: Option<HistoryEntry>,
     /// The `target_average` policy file, where the judge keeps that
     /// average and has a policy to write.
     pub target_average: Option<Value>,

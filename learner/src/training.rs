@@ -394,9 +394,10 @@ impl<'a> Trainer<'a> {
     }
 
     /// Has the judge, if there is one, evaluate the learner's policies;
-    /// appends the history line and rewrites the target average's policy
-    /// file (a failed write is counted and training goes on). An
-    /// evaluation the shutdown stops writes nothing.
+    /// appends the history line (if it judged anything of its own) and
+    /// the best responses that finished, and rewrites the target
+    /// average's policy file (a failed write is counted and training goes
+    /// on). An evaluation the shutdown stops writes nothing.
     fn evaluate(
         &mut self,
         learner: &Learner,
@@ -414,8 +415,10 @@ impl<'a> Trainer<'a> {
             return Ok(None);
         };
         let path = self.dir.history();
-        if let Err(error) = rnad_run::jsonl::append(&path, &evaluated.entry) {
-            self.write_failed("history", &LearnerError::io(&path, error));
+        if let Some(entry) = &evaluated.entry {
+            if let Err(error) = rnad_run::jsonl::append(&path, entry) {
+                self.write_failed("history", &LearnerError::io(&path, error));
+            }
         }
         let path = self.dir.best_responses();
         for line in &evaluated.best_responses {
@@ -430,7 +433,7 @@ impl<'a> Trainer<'a> {
                 self.write_failed("target_average", &LearnerError::io(&path, error));
             }
         }
-        Ok(Some(evaluated.entry))
+        Ok(evaluated.entry)
     }
 
     /// Training wall time across restarts: the checkpoint's time plus this

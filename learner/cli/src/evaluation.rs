@@ -90,7 +90,8 @@ impl Evaluate for LocalEvaluation {
             self.metrics.record_best_response(line);
         }
         Ok(Some(Evaluated {
-            entry: evaluation.entry(state.step, wall_seconds, state.decisions),
+            entry: (!evaluation.is_empty())
+                .then(|| evaluation.entry(state.step, wall_seconds, state.decisions)),
             target_average: self.evaluator.target_average_file(&evaluation),
             best_responses,
         }))

@@ -236,6 +236,31 @@ fn a_network_over_action_groups_trains_a_no_limit_game_of_every_amount() {
     );
 }
 
+/// A local run in mode best_response judges nothing of its own: it writes
+/// no history line, only the best responses it learns (in
+/// `best_response.jsonl`, each naming the version it judged).
+#[test]
+fn a_local_run_in_mode_best_response_writes_best_responses_and_no_history() {
+    let dir = scratch("best_response_mode");
+    let mut config = kuhn_config(&dir);
+    config.evaluation.mode = rnad_run::config::EvaluationMode::BestResponse;
+    config.evaluation.br_interval_evaluations = 1;
+    config.evaluation.br_budget_steps = 100;
+    run(&config, 2000).unwrap();
+    let history = std::fs::read_to_string(dir.join("history.jsonl")).unwrap_or_default();
+    assert_eq!(history, "", "no history lines");
+    let lines = std::fs::read_to_string(dir.join("best_response.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!lines.is_empty());
+    for line in &lines {
+        let step = line["learner_step"].as_u64().unwrap();
+        assert!(step <= 2000 && step % 100 == 0, "{line}");
+    }
+}
+
 /// Steps of the grouped run.
 const GROUPED_STEPS: u64 = 2000;
 
