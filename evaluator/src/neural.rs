@@ -121,14 +121,6 @@ pub struct Choices<'a> {
     groups: Option<&'a [Vec<ActionGroup>]>,
 }
 
-impl Choices<'_> {
-    /// Among the legal actions: every policy that is not a grouped
-    /// network's.
-    pub fn actions() -> Choices<'static> {
-        Choices { groups: None }
-    }
-}
-
 /// The network's legal policy at every information state of `tree`
 /// (renormalised in f64; the network computes in f32; a network that
 /// scores action groups shares each group's probability evenly among its
@@ -149,8 +141,8 @@ pub fn network_policy(
     let rows = inputs.rows.len();
     let device = Device::Cpu;
     let groups = inputs.choices(shape).groups;
-    let mask = match (&inputs.groups, groups) {
-        (Some((_, masks)), Some(_)) => masks,
+    let mask = match (&inputs.groups, shape.grouped) {
+        (Some((_, group_masks)), true) => group_masks,
         _ => &inputs.legal,
     };
     let obs = Tensor::from_slice(&inputs.obs, (rows, shape.input), &device)?;
