@@ -71,6 +71,7 @@ impl NetworkInputs {
             legal: Vec::with_capacity(tree.num_info_states() * actions),
             groups: game.num_action_groups().map(|_| (Vec::new(), Vec::new())),
         };
+        let group_count = game.num_action_groups();
         let mut tensor = vec![0.0f32; size];
         for (d, decision) in tree.decisions().iter().enumerate() {
             let hands = (0..tree.num_hands()).filter(|&h| tree.is_possible(decision, h));
@@ -88,9 +89,7 @@ impl NetworkInputs {
                     mask[a] = 1.0;
                 }
                 inputs.legal.extend_from_slice(&mask);
-                if let (Some((groups, masks)), Some(count)) =
-                    (&mut inputs.groups, game.num_action_groups())
-                {
+                if let (Some((groups, masks)), Some(count)) = (&mut inputs.groups, group_count) {
                     let mut mask = vec![0.0f32; count];
                     groups[d].iter().for_each(|g| mask[usize::from(g.id)] = 1.0);
                     masks.extend_from_slice(&mask);

@@ -27,26 +27,22 @@ const SMALLEST_RAISE: u16 = 2;
 const FIRST_BAND: u16 = 3;
 const ALL_IN: u16 = GROUPS as u16 - 1;
 
-/// The legal actions of a full-game state in groups: fold where it may
-/// fold, call, and where it may raise to `least..=most` chips, the
-/// smallest raise, the bands that hold any amount strictly between, and
-/// all-in (`most`; a raise that can only be all-in is all-in).
-pub(super) fn full_game_groups(
-    betting: &Betting,
-    rules: &Rules,
-    can_fold: bool,
-    raise: Option<(i64, i64)>,
-) -> Vec<ActionGroup> {
+/// The legal actions of the player to act in `betting` in groups: fold
+/// where it may fold, call, and where it may raise to `least..=most`
+/// chips, the smallest raise, the bands that hold any amount strictly
+/// between, and all-in (`most`; a raise that can only be all-in is
+/// all-in).
+pub(super) fn full_game_groups(betting: &Betting, rules: &Rules) -> Vec<ActionGroup> {
     let one = |id: u16, action: Action| ActionGroup {
         id,
         actions: action..action + 1,
     };
     let mut groups = Vec::with_capacity(GROUPS);
-    if can_fold {
+    if betting.can_fold(rules) {
         groups.push(one(FOLD, 0));
     }
     groups.push(one(CALL, 1));
-    let Some((least, most)) = raise else {
+    let Some((least, most)) = betting.raise_range(rules) else {
         return groups;
     };
     if least < most {

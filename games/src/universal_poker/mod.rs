@@ -113,7 +113,8 @@ impl Game for UniversalPoker {
     /// No-limit betting under `fullgame` groups its raises
     /// (`groups.rs`): thousands of amounts in a dozen groups.
     fn num_action_groups(&self) -> Option<usize> {
-        (self.rules.abstraction == Abstraction::FullGame && !self.rules.limit)
+        self.rules
+            .every_amount_an_action()
             .then_some(groups::GROUPS)
     }
 

@@ -362,6 +362,13 @@ impl Rules {
         rules
     }
 
+    /// Whether every raise-to amount is an action of its own (no-limit
+    /// betting under `fullgame`): the betting whose actions come in
+    /// groups (`groups.rs`).
+    pub fn every_amount_an_action(&self) -> bool {
+        self.abstraction == Abstraction::FullGame && !self.limit
+    }
+
     /// Cards in the deck.
     pub fn deck_size(&self) -> usize {
         self.suits * self.ranks

@@ -239,14 +239,12 @@ impl UniversalPokerState {
             _ => panic!("action {action} is not a bet of {:?}", rules.abstraction),
         }
     }
-}
 
-impl UniversalPokerState {
     /// Whether a player to act may take `action`, without listing the
     /// full game's thousands of raise amounts.
     fn is_legal(&self, action: Action) -> bool {
         let rules = &self.rules;
-        if rules.abstraction != Abstraction::FullGame || rules.limit {
+        if !rules.every_amount_an_action() {
             return self.legal_actions().contains(&action);
         }
         match action {
@@ -311,7 +309,7 @@ impl State for UniversalPokerState {
 
     fn legal_groups(&self) -> Vec<ActionGroup> {
         let rules = &self.rules;
-        if rules.abstraction != Abstraction::FullGame || rules.limit {
+        if !rules.every_amount_an_action() {
             return self
                 .legal_actions()
                 .into_iter()
@@ -321,12 +319,7 @@ impl State for UniversalPokerState {
         if !matches!(self.turn(), Turn::Player(_)) {
             return Vec::new();
         }
-        full_game_groups(
-            &self.betting,
-            rules,
-            self.betting.can_fold(rules),
-            self.betting.raise_range(rules),
-        )
+        full_game_groups(&self.betting, rules)
     }
 
     fn chance_outcomes(&self) -> Vec<(Action, f64)> {
