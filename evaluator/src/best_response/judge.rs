@@ -17,12 +17,12 @@ use rnad_games::Game;
 use rnad_run::history::PolicyKind;
 use serde::Serialize;
 
-use super::{greedy_player, learn_best_response, sample_returns, BrOptions, LearnedBestResponse};
+use super::{
+    greedy_player, learn_best_response, sample_returns, BrOptions, LearnedBestResponse,
+    PROGRESS_EVERY_SECONDS,
+};
 use crate::error::EvaluatorError;
 use crate::neural::{greedy, network_policy, NetworkInputs};
-
-/// Seconds between progress lines while a best response learns.
-const PROGRESS_EVERY_SECONDS: f64 = 10.0;
 
 /// The frozen policy a best response learns against.
 pub enum FrozenPolicy<'a> {
@@ -229,8 +229,14 @@ fn judge_by_sampling(
         source,
     })?;
     let episodes = episodes.max(2);
+    tracing::info!(seat, episodes, "judging the response over sampled deals");
     let with_response = sample_returns(game, seat, &mut response, frozen, episodes, seed);
     let mut own = make()?;
+    tracing::info!(
+        seat,
+        episodes,
+        "judging the policy's own play on the same deals"
+    );
     let with_policy = sample_returns(game, seat, own.as_mut(), frozen, episodes, seed);
     let (learned_value, _) = mean_and_ci95(&with_response);
     let (policy_value, _) = mean_and_ci95(&with_policy);

@@ -470,6 +470,11 @@ pub fn greedy_player(
 /// Games played at once when judging by sampling.
 const JUDGED_AT_ONCE: usize = 256;
 
+/// Seconds between progress lines while a best response learns or is
+/// judged: against a slow frozen player (Daihinmin's Monte-Carlo ones)
+/// either can take hours.
+const PROGRESS_EVERY_SECONDS: f64 = 10.0;
+
 /// `seat`'s return in each of `episodes` games with `player` in `seat`
 /// and `frozen` in every other, a few hundred at a time: game `g` is dealt
 /// the same cards from the same `seed` whoever plays the seat (duplicate
@@ -487,6 +492,7 @@ pub fn sample_returns(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(1);
     let mut returns = Vec::with_capacity(episodes);
+    let mut last_reported = std::time::Instant::now();
     while returns.len() < episodes {
         let count = JUDGED_AT_ONCE.min(episodes - returns.len());
         let mut states: Vec<Box<dyn State>> =
@@ -522,6 +528,10 @@ pub fn sample_returns(
                 .zip(&deals)
                 .map(|(s, deal)| deal.value(s.as_ref(), seat)),
         );
+        if last_reported.elapsed().as_secs_f64() >= PROGRESS_EVERY_SECONDS {
+            last_reported = std::time::Instant::now();
+            tracing::info!(seat, played = returns.len(), episodes, "judging");
+        }
     }
     returns
 }
