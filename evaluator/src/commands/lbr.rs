@@ -1,7 +1,9 @@
 //! `rnad-evaluator lbr`: local best response against a player of a
 //! heads-up universal_poker game, in mbb/hand with a 95% interval.
 
+use std::cell::Cell;
 use std::io::Write;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use rnad_games::algorithms::lbr::{
@@ -52,6 +54,10 @@ pub struct LbrArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+/// Time between progress lines while LBR plays: against a network with a
+/// convolution over the cards a setting of 1,000 hands takes minutes.
+const PROGRESS_EVERY: Duration = Duration::from_secs(30);
 
 /// The raise actions `--bets` names.
 fn bets(text: &str) -> Result<Vec<usize>, EvaluatorError> {
@@ -135,7 +141,19 @@ pub fn run(args: &LbrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
             call_before_round,
             max_boards: args.max_boards,
         };
-        let report = local_best_response(&game, player.as_mut(), &options, &|| false)
+        // LBR asks whether to stop before every hand: the place to say how
+        // far it has got.
+        let played = Cell::new(0usize);
+        let last_reported = Cell::new(Instant::now());
+        let report_progress = || {
+            if last_reported.get().elapsed() >= PROGRESS_EVERY {
+                last_reported.set(Instant::now());
+                tracing::info!(setting = %setting, played = played.get(), hands = args.hands, "LBR");
+            }
+            played.set(played.get() + 1);
+            false
+        };
+        let report = local_best_response(&game, player.as_mut(), &options, &report_progress)
             .map_err(|e| EvaluatorError::Usage(e.to_string()))?;
         if !args.json {
             emit(
