@@ -65,13 +65,13 @@ impl NetworkInputs {
             game.information_state_tensor_size(),
             game.num_distinct_actions(),
         );
+        let group_count = game.num_action_groups();
         let mut inputs = NetworkInputs {
             rows: Vec::with_capacity(tree.num_info_states()),
             obs: Vec::with_capacity(tree.num_info_states() * size),
             legal: Vec::with_capacity(tree.num_info_states() * actions),
-            groups: game.num_action_groups().map(|_| (Vec::new(), Vec::new())),
+            groups: group_count.map(|_| (Vec::new(), Vec::new())),
         };
-        let group_count = game.num_action_groups();
         let mut tensor = vec![0.0f32; size];
         for (d, decision) in tree.decisions().iter().enumerate() {
             let hands = (0..tree.num_hands()).filter(|&h| tree.is_possible(decision, h));

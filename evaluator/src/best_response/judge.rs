@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use super::{
     greedy_player, learn_best_response, sample_returns, BrOptions, LearnedBestResponse,
-    PROGRESS_EVERY_SECONDS,
+    PROGRESS_EVERY,
 };
 use crate::error::EvaluatorError;
 use crate::neural::{greedy, network_policy, NetworkInputs};
@@ -137,7 +137,7 @@ pub fn respond_in_seat(
     let mut last_reported = 0.0;
     let mut stopped = false;
     let learned = learn_best_response(game, player.as_mut(), options, |p| {
-        if p.seconds - last_reported >= PROGRESS_EVERY_SECONDS {
+        if p.seconds - last_reported >= PROGRESS_EVERY.as_secs_f64() {
             last_reported = p.seconds;
             tracing::info!(
                 seat,

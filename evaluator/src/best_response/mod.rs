@@ -18,7 +18,7 @@
 //! own beliefs are learned implicitly, through the returns.
 
 use std::ops::ControlFlow;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use candle_core::{Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
@@ -29,6 +29,7 @@ use rnad_games::headtohead::sampled::Player;
 use rnad_games::sampling::inverse_cdf;
 use rnad_games::{Action, Game, State, Turn};
 use rnad_net::{autograd, NetShape, ParamSet, PolicyValueNet, TorsoKind};
+use rnad_process::logging::Throttle;
 
 pub mod judge;
 pub mod service;
@@ -470,10 +471,10 @@ pub fn greedy_player(
 /// Games played at once when judging by sampling.
 const JUDGED_AT_ONCE: usize = 256;
 
-/// Seconds between progress lines while a best response learns or is
+/// Time between progress lines while a best response learns or is
 /// judged: against a slow frozen player (Daihinmin's Monte-Carlo ones)
 /// either can take hours.
-const PROGRESS_EVERY_SECONDS: f64 = 10.0;
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
 
 /// `seat`'s return in each of `episodes` games with `player` in `seat`
 /// and `frozen` in every other, a few hundred at a time: game `g` is dealt
@@ -492,7 +493,9 @@ pub fn sample_returns(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(1);
     let mut returns = Vec::with_capacity(episodes);
-    let mut last_reported = std::time::Instant::now();
+    let mut progress = Throttle::new(PROGRESS_EVERY);
+    // The first line after a whole interval, not at the first batch.
+    progress.ready();
     while returns.len() < episodes {
         let count = JUDGED_AT_ONCE.min(episodes - returns.len());
         let mut states: Vec<Box<dyn State>> =
@@ -528,8 +531,7 @@ pub fn sample_returns(
                 .zip(&deals)
                 .map(|(s, deal)| deal.value(s.as_ref(), seat)),
         );
-        if last_reported.elapsed().as_secs_f64() >= PROGRESS_EVERY_SECONDS {
-            last_reported = std::time::Instant::now();
+        if progress.ready().is_some() {
             tracing::info!(seat, played = returns.len(), episodes, "judging");
         }
     }

@@ -1,9 +1,9 @@
 //! `rnad-evaluator lbr`: local best response against a player of a
 //! heads-up universal_poker game, in mbb/hand with a 95% interval.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Args;
 use rnad_games::algorithms::lbr::{
@@ -11,6 +11,7 @@ use rnad_games::algorithms::lbr::{
 };
 use rnad_games::universal_poker::UniversalPoker;
 use rnad_games::GameSpec;
+use rnad_process::logging::Throttle;
 use serde::Serialize;
 
 use super::{emit, game_help};
@@ -144,10 +145,11 @@ pub fn run(args: &LbrArgs, out: &mut dyn Write) -> Result<(), EvaluatorError> {
         // LBR asks whether to stop before every hand: the place to say how
         // far it has got.
         let played = Cell::new(0usize);
-        let last_reported = Cell::new(Instant::now());
+        let progress = RefCell::new(Throttle::new(PROGRESS_EVERY));
+        // The first line after a whole interval, not at the first hand.
+        progress.borrow_mut().ready();
         let report_progress = || {
-            if last_reported.get().elapsed() >= PROGRESS_EVERY {
-                last_reported.set(Instant::now());
+            if progress.borrow_mut().ready().is_some() {
                 tracing::info!(setting = %setting, played = played.get(), hands = args.hands, "LBR");
             }
             played.set(played.get() + 1);
